@@ -1,0 +1,2 @@
+/** SRP and SCSI. */
+package org.rdmablock.protocol;

@@ -1,0 +1,2 @@
+/** Java verbs API. */
+package org.rdmablock.verbs;
