@@ -1,0 +1,11 @@
+package org.rdmablock.protocol.scsi;
+
+/**
+ * Completion of one {@link BlockBackend} operation. Called exactly once per operation, on any thread
+ * (possibly the caller's, before the operation method returns). Implementations should be preallocated
+ * objects, not per-I/O lambdas, to keep the I/O path allocation-free.
+ */
+@FunctionalInterface
+public interface BackendCallback {
+    void completed(BackendStatus status);
+}

@@ -1,0 +1,25 @@
+package org.rdmablock.protocol.scsi;
+
+/**
+ * What a decoded CDB asks for, independent of which CDB size carried it (READ(6), (10), (12) and (16)
+ * are all {@link #READ}). {@link CdbDecoder#kind()} returns one of these.
+ */
+public enum CommandKind {
+    TEST_UNIT_READY,
+    REQUEST_SENSE,
+    INQUIRY,
+    MODE_SENSE,
+    MODE_SELECT,
+    START_STOP_UNIT,
+    PREVENT_ALLOW_MEDIUM_REMOVAL,
+    READ_CAPACITY_10,
+    READ_CAPACITY_16,
+    READ,
+    WRITE,
+    VERIFY,
+    SYNCHRONIZE_CACHE,
+    WRITE_SAME,
+    UNMAP,
+    REPORT_LUNS,
+    REPORT_SUPPORTED_OPERATION_CODES
+}

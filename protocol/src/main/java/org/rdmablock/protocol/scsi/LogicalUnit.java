@@ -1,0 +1,555 @@
+package org.rdmablock.protocol.scsi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+import static org.rdmablock.protocol.scsi.BigEndian.get16;
+import static org.rdmablock.protocol.scsi.BigEndian.get32;
+import static org.rdmablock.protocol.scsi.BigEndian.get64;
+import static org.rdmablock.protocol.scsi.BigEndian.put32;
+import static org.rdmablock.protocol.scsi.BigEndian.put64;
+import static org.rdmablock.protocol.scsi.BigEndian.put8;
+
+/**
+ * The SCSI block-command engine for one logical unit over a {@link BlockBackend}: the piece a target's
+ * pipeline calls once per command. Transport-free: it sees a CDB, a data buffer and the lengths the
+ * transport offers, and answers with status, sense and residuals through {@link ScsiCompletion}.
+ *
+ * <p>Commands: TEST UNIT READY, REQUEST SENSE, INQUIRY (standard; VPD 0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2),
+ * MODE SENSE/SELECT (6)/(10) (caching, control, all pages), START STOP UNIT, PREVENT ALLOW MEDIUM
+ * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) without
+ * byte check, SYNCHRONIZE CACHE (10)/(16), WRITE SAME (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS
+ * and REPORT SUPPORTED OPERATION CODES. Anything else is CHECK CONDITION, ILLEGAL REQUEST, INVALID COMMAND
+ * OPERATION CODE.
+ *
+ * <p>Durability: with the write cache enabled, writes complete when the backend has them and SYNCHRONIZE
+ * CACHE flushes; FUA writes, and every write while the cache is disabled, ask the backend for
+ * force-unit-access.
+ *
+ * <p>Thread safety: {@link #execute} may be called from several threads at once with different
+ * {@link ScsiCommand}s; the only shared mutable state is the two mode-page bits, which are volatile.
+ * READ and WRITE allocate nothing.
+ */
+public final class LogicalUnit {
+    static final int OP_READ = 1;
+    static final int OP_WRITE = 2;
+    static final int OP_FLUSH = 3;
+    static final int OP_UNMAP_DESCRIPTORS = 4;
+    static final int OP_WRITE_SAME = 5;
+    static final int OP_UNMAP_RANGE = 6;
+
+    private static final int ISSUING = 1;
+    private static final int COMPLETED_INLINE = 2;
+    private static final int ASYNC = 3;
+    private static final int UNMAP_HEADER = 8;
+    private static final int UNMAP_DESCRIPTOR = 16;
+    private static final int ZERO_BUFFER_BYTES = 1 << 16;
+
+    private final LogicalUnitConfig config;
+    private final BlockBackend backend;
+    private final long blockCount;
+    private final int blockShift;
+    private final long maxTransferBlocks;
+    private final MemorySegment zeroes;
+    private final Object modeSelectLock = new Object();
+    private volatile boolean writeCacheEnabled;
+    private volatile boolean descriptorSense;
+    private final int lun;
+    private LogicalUnitTable table;
+
+    /** A logical unit numbered 0 over {@code backend}. */
+    public LogicalUnit(LogicalUnitConfig config, BlockBackend backend) {
+        this(0, config, backend);
+    }
+
+    /** A logical unit numbered {@code lun} (what REPORT LUNS lists when it stands alone). */
+    public LogicalUnit(int lun, LogicalUnitConfig config, BlockBackend backend) {
+        this.lun = lun;
+        this.config = Objects.requireNonNull(config);
+        this.backend = Objects.requireNonNull(backend);
+        if (config.thinProvisioning() && !backend.supportsUnmap()) {
+            throw new IllegalArgumentException("thin provisioning needs a backend that supports unmap");
+        }
+        this.blockShift = Integer.numberOfTrailingZeros(config.blockSize());
+        this.blockCount = backend.sizeBytes() >>> blockShift;
+        if (blockCount < 1) {
+            throw new IllegalArgumentException("the backend holds less than one block");
+        }
+        this.maxTransferBlocks = config.maxTransferBytes() >>> blockShift;
+        this.writeCacheEnabled = config.writeCacheEnabled();
+        this.descriptorSense = config.descriptorSense();
+        this.zeroes = Arena.ofAuto().allocate(Math.max(ZERO_BUFFER_BYTES, config.blockSize()), 4096);
+    }
+
+    public LogicalUnitConfig config() {
+        return config;
+    }
+
+    /** This unit's LUN number. */
+    public int lun() {
+        return lun;
+    }
+
+    /** Capacity in logical blocks. */
+    public long blockCount() {
+        return blockCount;
+    }
+
+    /** Maximum blocks per READ/WRITE, as the Block Limits VPD page reports it. */
+    public long maxTransferBlocks() {
+        return maxTransferBlocks;
+    }
+
+    public boolean writeCacheEnabled() {
+        return writeCacheEnabled;
+    }
+
+    void setWriteCacheEnabled(boolean enabled) {
+        writeCacheEnabled = enabled;
+    }
+
+    /** Whether CHECK CONDITION carries descriptor-format sense (control mode page D_SENSE). */
+    public boolean descriptorSense() {
+        return descriptorSense;
+    }
+
+    void setDescriptorSense(boolean enabled) {
+        descriptorSense = enabled;
+    }
+
+    boolean unmappedReadsZero() {
+        return backend.unmapReadsZeroes();
+    }
+
+    void attach(LogicalUnitTable owner) {
+        this.table = owner;
+    }
+
+    private SenseFormat senseFormat() {
+        return descriptorSense ? SenseFormat.DESCRIPTOR : SenseFormat.FIXED;
+    }
+
+    /**
+     * Executes {@code cmd}; its completion callback runs exactly once, possibly before this method
+     * returns. Never throws for any CDB or data content.
+     */
+    public void execute(ScsiCommand cmd) {
+        cmd.begin(this);
+        CdbDecoder d = cmd.decoder;
+        if (!d.decode(cmd.cdb(), 0, cmd.cdbLength())) {
+            cmd.checkCondition(senseFormat(), d.error(), -1, d.errorField(), true, d.errorBit());
+            return;
+        }
+        switch (d.kind()) {
+            case TEST_UNIT_READY, START_STOP_UNIT, PREVENT_ALLOW_MEDIUM_REMOVAL -> cmd.complete();
+            case REQUEST_SENSE -> requestSense(cmd, d);
+            case INQUIRY -> inquiry(cmd, d);
+            case MODE_SENSE -> modeSense(cmd, d);
+            case MODE_SELECT -> modeSelect(cmd, d);
+            case READ_CAPACITY_10 -> readCapacity10(cmd);
+            case READ_CAPACITY_16 -> readCapacity16(cmd, d);
+            case READ -> read(cmd, d);
+            case WRITE -> write(cmd, d);
+            case VERIFY -> verify(cmd, d);
+            case SYNCHRONIZE_CACHE -> synchronizeCache(cmd, d);
+            case WRITE_SAME -> writeSame(cmd, d);
+            case UNMAP -> unmap(cmd, d);
+            case REPORT_LUNS -> reportLuns(cmd, d);
+            case REPORT_SUPPORTED_OPERATION_CODES -> reportSupportedOperationCodes(cmd, d);
+        }
+    }
+
+    // ---- commands without data movement to the backend ----
+
+    private void requestSense(ScsiCommand cmd, CdbDecoder d) {
+        // Sense travels with each CHECK CONDITION (autosense), so nothing is ever pending here.
+        SenseFormat format = d.has(CdbDecoder.DESC) ? SenseFormat.DESCRIPTOR : SenseFormat.FIXED;
+        MemorySegment out = cmd.scratch(SenseData.MAX_LENGTH);
+        int length = SenseData.write(out, 0, format, SenseCode.NO_ADDITIONAL_SENSE);
+        cmd.completeWithData(length, d.allocationLength());
+    }
+
+    private void inquiry(ScsiCommand cmd, CdbDecoder d) {
+        MemorySegment out = cmd.scratch(256);
+        int length = d.has(CdbDecoder.EVPD) ? InquiryData.vpd(out, d.pageCode(), this) : InquiryData.standard(out, config);
+        if (length < 0) {
+            invalidField(cmd, 2, -1);
+            return;
+        }
+        cmd.completeWithData(length, d.allocationLength());
+    }
+
+    private void modeSense(ScsiCommand cmd, CdbDecoder d) {
+        MemorySegment out = cmd.scratch(256);
+        ModePages.Failure failure = new ModePages.Failure();
+        int length = ModePages.sense(out, d, this, failure);
+        if (length < 0) {
+            cmd.checkCondition(senseFormat(), failure.code, -1, failure.field, failure.inCdb, failure.bit);
+            return;
+        }
+        cmd.completeWithData(length, d.allocationLength());
+    }
+
+    private void modeSelect(ScsiCommand cmd, CdbDecoder d) {
+        int length = (int) d.parameterListLength();
+        if (!cmd.accountDataOut(length)) {
+            invalidField(cmd, d.opcode() == ScsiOpcode.MODE_SELECT_10 ? 7 : 4, -1);
+            return;
+        }
+        ModePages.Failure failure = new ModePages.Failure();
+        synchronized (modeSelectLock) {
+            // Serialise MODE SELECTs so that check-then-apply is atomic against each other.
+            if (!ModePages.select(cmd.dataBuffer(), cmd.dataBufferOffset(), length,
+                    d.opcode() == ScsiOpcode.MODE_SELECT_10, this, cmd.scratch(64), failure)) {
+                cmd.checkCondition(senseFormat(), failure.code, -1, failure.field, failure.inCdb, failure.bit);
+                return;
+            }
+        }
+        cmd.complete();
+    }
+
+    private void readCapacity10(ScsiCommand cmd) {
+        MemorySegment out = cmd.scratch(8);
+        // A capacity past 32 bits reports 0xFFFFFFFF: the initiator must ask READ CAPACITY(16).
+        put32(out, 0, Math.min(blockCount - 1, 0xFFFF_FFFFL));
+        put32(out, 4, config.blockSize());
+        cmd.completeWithData(8, 8);
+    }
+
+    private void readCapacity16(ScsiCommand cmd, CdbDecoder d) {
+        MemorySegment out = cmd.scratch(32);
+        put64(out, 0, blockCount - 1);
+        put32(out, 8, config.blockSize());
+        put8(out, 13, config.physicalBlockExponent());
+        if (config.thinProvisioning()) {
+            put8(out, 14, 0x80 | (backend.unmapReadsZeroes() ? 0x40 : 0));   // LBPME, LBPRZ
+        }
+        cmd.completeWithData(32, d.allocationLength());
+    }
+
+    private void reportLuns(ScsiCommand cmd, CdbDecoder d) {
+        if (table != null) {
+            table.reportLuns(cmd, d);
+            return;
+        }
+        MemorySegment out = cmd.scratch(16);
+        put32(out, 0, 8);
+        put64(out, 8, LunAddress.encode(lun));
+        cmd.completeWithData(16, d.allocationLength());
+    }
+
+    private void reportSupportedOperationCodes(ScsiCommand cmd, CdbDecoder d) {
+        MemorySegment out = cmd.scratch(SupportedOperationCodes.maxLength());
+        int length = SupportedOperationCodes.write(out, d);
+        if (length < 0) {
+            invalidField(cmd, 3, -1);
+            return;
+        }
+        cmd.completeWithData(length, d.allocationLength());
+    }
+
+    private void verify(ScsiCommand cmd, CdbDecoder d) {
+        // BYTCHK=0: verifying the medium needs no work on a backend that reports its own errors.
+        if (checkTransfer(cmd, d)) {
+            cmd.complete();
+        }
+    }
+
+    // ---- commands that reach the backend ----
+
+    private void read(ScsiCommand cmd, CdbDecoder d) {
+        if (!checkTransfer(cmd, d)) {
+            return;
+        }
+        long transfer = cmd.accountDataIn(d.transferLength() << blockShift);
+        if (transfer == 0) {
+            cmd.complete();
+            return;
+        }
+        cmd.pendingOperation = OP_READ;
+        backend.read(d.lba() << blockShift, cmd.dataBuffer(), cmd.dataBufferOffset(), (int) transfer, cmd.backendCallback);
+    }
+
+    private void write(ScsiCommand cmd, CdbDecoder d) {
+        if (config.readOnly()) {
+            cmd.checkCondition(senseFormat(), SenseCode.WRITE_PROTECTED, -1, SenseData.NO_FIELD, false, -1);
+            return;
+        }
+        if (!checkTransfer(cmd, d)) {
+            return;
+        }
+        long needed = d.transferLength() << blockShift;
+        if (!cmd.accountDataOut(needed)) {
+            // The initiator offered less data than the CDB writes: refuse rather than write part of it.
+            invalidField(cmd, transferLengthField(d.opcode()), -1);
+            return;
+        }
+        if (needed == 0) {
+            cmd.complete();
+            return;
+        }
+        cmd.pendingOperation = OP_WRITE;
+        backend.write(d.lba() << blockShift, cmd.dataBuffer(), cmd.dataBufferOffset(), (int) needed,
+                d.has(CdbDecoder.FUA) || !writeCacheEnabled, cmd.backendCallback);
+    }
+
+    private void synchronizeCache(ScsiCommand cmd, CdbDecoder d) {
+        // Zero blocks means "to the end of the medium"; the backend flushes everything either way.
+        if (Long.compareUnsigned(d.lba(), blockCount) > 0
+                || (d.transferLength() != 0 && d.transferLength() > blockCount - d.lba())) {
+            lbaOutOfRange(cmd);
+            return;
+        }
+        cmd.pendingOperation = OP_FLUSH;
+        backend.flush(cmd.backendCallback);
+    }
+
+    private void writeSame(ScsiCommand cmd, CdbDecoder d) {
+        if (config.readOnly()) {
+            cmd.checkCondition(senseFormat(), SenseCode.WRITE_PROTECTED, -1, SenseData.NO_FIELD, false, -1);
+            return;
+        }
+        long blocks = d.transferLength();
+        int lengthField = transferLengthField(d.opcode());
+        if (blocks == 0 || blocks > config.maxWriteSameBlocks()) {
+            // WSNZ=1: zero means "to the end" in SBC, which we decline; the limit is in VPD 0xB0.
+            invalidField(cmd, lengthField, -1);
+            return;
+        }
+        if (outOfRange(d.lba(), blocks)) {
+            lbaOutOfRange(cmd);
+            return;
+        }
+        boolean unmapBit = d.has(CdbDecoder.UNMAP_BIT);
+        if (unmapBit && !config.thinProvisioning()) {
+            invalidField(cmd, 1, 3);
+            return;
+        }
+        boolean zeroPattern;
+        if (d.has(CdbDecoder.NDOB)) {
+            cmd.accountDataOut(0);
+            zeroPattern = true;
+        } else {
+            if (!cmd.accountDataOut(config.blockSize())) {
+                invalidField(cmd, lengthField, -1);
+                return;
+            }
+            zeroPattern = isZero(cmd.dataBuffer(), cmd.dataBufferOffset(), config.blockSize());
+        }
+        long deviceOffset = d.lba() << blockShift;
+        long bytes = blocks << blockShift;
+        if (unmapBit && zeroPattern && backend.unmapReadsZeroes()) {
+            cmd.pendingOperation = OP_UNMAP_RANGE;
+            backend.unmap(deviceOffset, bytes, cmd.backendCallback);
+            return;
+        }
+        cmd.pendingOperation = OP_WRITE_SAME;
+        cmd.cursor = deviceOffset;
+        cmd.remaining = bytes;
+        cmd.forceUnitAccess = !writeCacheEnabled;
+        if (zeroPattern) {
+            cmd.source = zeroes;
+            cmd.sourceOffset = 0;
+            cmd.chunk = zeroes.byteSize() >>> blockShift << blockShift;
+        } else {
+            // Repeat the block across the whole data buffer so that each backend write covers many blocks.
+            long capacityBlocks = Math.max(1, cmd.dataBufferCapacity() >>> blockShift);
+            for (long i = 1; i < capacityBlocks; i++) {
+                MemorySegment.copy(cmd.dataBuffer(), cmd.dataBufferOffset(), cmd.dataBuffer(),
+                        cmd.dataBufferOffset() + (i << blockShift), config.blockSize());
+            }
+            cmd.source = cmd.dataBuffer();
+            cmd.sourceOffset = cmd.dataBufferOffset();
+            cmd.chunk = capacityBlocks << blockShift;
+        }
+        issueChain(cmd);
+    }
+
+    private void unmap(ScsiCommand cmd, CdbDecoder d) {
+        if (!config.thinProvisioning()) {
+            cmd.checkCondition(senseFormat(), SenseCode.INVALID_COMMAND_OPERATION_CODE, -1, 0, true, -1);
+            return;
+        }
+        if (config.readOnly()) {
+            cmd.checkCondition(senseFormat(), SenseCode.WRITE_PROTECTED, -1, SenseData.NO_FIELD, false, -1);
+            return;
+        }
+        int length = (int) d.parameterListLength();
+        if (!cmd.accountDataOut(length)) {
+            invalidField(cmd, 7, -1);
+            return;
+        }
+        if (length == 0) {
+            cmd.complete();
+            return;
+        }
+        if (length < UNMAP_HEADER) {
+            parameterError(cmd, SenseCode.PARAMETER_LIST_LENGTH_ERROR, SenseData.NO_FIELD);
+            return;
+        }
+        MemorySegment data = cmd.dataBuffer();
+        long base = cmd.dataBufferOffset();
+        int descriptorBytes = Math.min(length - UNMAP_HEADER, get16(data, base + 2));
+        int count = descriptorBytes / UNMAP_DESCRIPTOR;
+        if (count > config.maxUnmapDescriptors()) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, 2);
+            return;
+        }
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            long at = base + UNMAP_HEADER + (long) i * UNMAP_DESCRIPTOR;
+            long lba = get64(data, at);
+            long blocks = get32(data, at + 8);
+            if (outOfRange(lba, blocks)) {
+                lbaOutOfRange(cmd);
+                return;
+            }
+            total += blocks;
+            if (total > config.maxUnmapBlocks()) {
+                parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, UNMAP_HEADER + i * UNMAP_DESCRIPTOR + 8);
+                return;
+            }
+        }
+        cmd.pendingOperation = OP_UNMAP_DESCRIPTORS;
+        cmd.descriptorIndex = 0;
+        cmd.descriptorCount = count;
+        issueChain(cmd);
+    }
+
+    // ---- backend completion and chained operations ----
+
+    /**
+     * Issues the next backend operations of a multi-step command (UNMAP descriptors, WRITE SAME chunks).
+     * A trampoline: when the backend completes inline, the loop goes on here instead of recursing through
+     * the callback, so a long chain cannot overflow the stack; when it completes later, the callback
+     * resumes the chain.
+     */
+    private void issueChain(ScsiCommand cmd) {
+        while (true) {
+            if (!issueNext(cmd)) {
+                cmd.complete();
+                return;
+            }
+            if (cmd.issueState.compareAndSet(ISSUING, ASYNC)) {
+                return;
+            }
+            BackendStatus status = cmd.inlineStatus;
+            if (status != BackendStatus.OK) {
+                backendFailed(cmd, status);
+                return;
+            }
+        }
+    }
+
+    /** Issues one step; false when the chain is finished. */
+    private boolean issueNext(ScsiCommand cmd) {
+        if (cmd.pendingOperation == OP_WRITE_SAME) {
+            if (cmd.remaining == 0) {
+                return false;
+            }
+            long length = Math.min(cmd.chunk, cmd.remaining);
+            long at = cmd.cursor;
+            cmd.cursor += length;
+            cmd.remaining -= length;
+            cmd.issueState.set(ISSUING);
+            backend.write(at, cmd.source, cmd.sourceOffset, (int) length, cmd.forceUnitAccess, cmd.backendCallback);
+            return true;
+        }
+        while (cmd.descriptorIndex < cmd.descriptorCount) {
+            long at = cmd.dataBufferOffset() + UNMAP_HEADER + (long) cmd.descriptorIndex * UNMAP_DESCRIPTOR;
+            cmd.descriptorIndex++;
+            long blocks = get32(cmd.dataBuffer(), at + 8);
+            if (blocks != 0) {
+                cmd.issueState.set(ISSUING);
+                backend.unmap(get64(cmd.dataBuffer(), at) << blockShift, blocks << blockShift, cmd.backendCallback);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void backendCompleted(ScsiCommand cmd, BackendStatus status) {
+        int operation = cmd.pendingOperation;
+        if (operation == OP_WRITE_SAME || operation == OP_UNMAP_DESCRIPTORS) {
+            if (cmd.issueState.get() == ISSUING) {
+                cmd.inlineStatus = status;
+                if (cmd.issueState.compareAndSet(ISSUING, COMPLETED_INLINE)) {
+                    return;
+                }
+            }
+            if (status != BackendStatus.OK) {
+                backendFailed(cmd, status);
+                return;
+            }
+            issueChain(cmd);
+            return;
+        }
+        if (status != BackendStatus.OK) {
+            backendFailed(cmd, status);
+            return;
+        }
+        cmd.complete();
+    }
+
+    private void backendFailed(ScsiCommand cmd, BackendStatus status) {
+        SenseCode code = switch (status) {
+            case IO_ERROR -> cmd.pendingOperation == OP_READ ? SenseCode.UNRECOVERED_READ_ERROR : SenseCode.WRITE_ERROR;
+            case NO_SPACE -> SenseCode.SPACE_ALLOCATION_FAILED_WRITE_PROTECT;
+            default -> SenseCode.INTERNAL_TARGET_FAILURE;
+        };
+        long information = cmd.pendingOperation == OP_READ || cmd.pendingOperation == OP_WRITE ? cmd.decoder.lba() : -1;
+        cmd.checkCondition(senseFormat(), code, information, SenseData.NO_FIELD, false, -1);
+    }
+
+    // ---- checks ----
+
+    /** LBA range and transfer-length limit of READ, WRITE and VERIFY. */
+    private boolean checkTransfer(ScsiCommand cmd, CdbDecoder d) {
+        if (d.transferLength() > maxTransferBlocks) {
+            invalidField(cmd, transferLengthField(d.opcode()), -1);
+            return false;
+        }
+        if (outOfRange(d.lba(), d.transferLength())) {
+            lbaOutOfRange(cmd);
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether {@code blocks} blocks from {@code lba} (unsigned) run past the last block. */
+    private boolean outOfRange(long lba, long blocks) {
+        return Long.compareUnsigned(lba, blockCount) > 0 || blocks > blockCount - lba;
+    }
+
+    private void lbaOutOfRange(ScsiCommand cmd) {
+        cmd.checkCondition(senseFormat(), SenseCode.LBA_OUT_OF_RANGE, -1, SenseData.NO_FIELD, false, -1);
+    }
+
+    private void invalidField(ScsiCommand cmd, int field, int bit) {
+        cmd.checkCondition(senseFormat(), SenseCode.INVALID_FIELD_IN_CDB, -1, field, true, bit);
+    }
+
+    private void parameterError(ScsiCommand cmd, SenseCode code, int field) {
+        cmd.checkCondition(senseFormat(), code, -1, field, false, -1);
+    }
+
+    /** The CDB byte where each READ/WRITE/WRITE SAME/VERIFY variant keeps its transfer length. */
+    private static int transferLengthField(int opcode) {
+        return switch (opcode >>> 5) {
+            case 0 -> 4;
+            case 1, 2 -> 7;
+            case 5 -> 6;
+            default -> 10;
+        };
+    }
+
+    private static boolean isZero(MemorySegment data, long offset, int length) {
+        for (int i = 0; i < length; i += 8) {
+            if (get64(data, offset + i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,45 @@
+package org.rdmablock.protocol.scsi;
+
+/**
+ * The conditions this target reports, each a sense key with its additional sense code and qualifier
+ * (SPC-4 annex D). Enum constants, so that reporting one allocates nothing.
+ */
+public enum SenseCode {
+    NO_ADDITIONAL_SENSE(SenseKey.NO_SENSE, 0x00, 0x00),
+    PARAMETER_LIST_LENGTH_ERROR(SenseKey.ILLEGAL_REQUEST, 0x1A, 0x00),
+    INVALID_COMMAND_OPERATION_CODE(SenseKey.ILLEGAL_REQUEST, 0x20, 0x00),
+    LBA_OUT_OF_RANGE(SenseKey.ILLEGAL_REQUEST, 0x21, 0x00),
+    INVALID_FIELD_IN_CDB(SenseKey.ILLEGAL_REQUEST, 0x24, 0x00),
+    LOGICAL_UNIT_NOT_SUPPORTED(SenseKey.ILLEGAL_REQUEST, 0x25, 0x00),
+    INVALID_FIELD_IN_PARAMETER_LIST(SenseKey.ILLEGAL_REQUEST, 0x26, 0x00),
+    SAVING_PARAMETERS_NOT_SUPPORTED(SenseKey.ILLEGAL_REQUEST, 0x39, 0x00),
+    WRITE_PROTECTED(SenseKey.DATA_PROTECT, 0x27, 0x00),
+    SPACE_ALLOCATION_FAILED_WRITE_PROTECT(SenseKey.DATA_PROTECT, 0x27, 0x07),
+    WRITE_ERROR(SenseKey.MEDIUM_ERROR, 0x0C, 0x00),
+    UNRECOVERED_READ_ERROR(SenseKey.MEDIUM_ERROR, 0x11, 0x00),
+    INTERNAL_TARGET_FAILURE(SenseKey.HARDWARE_ERROR, 0x44, 0x00);
+
+    private final int senseKey;
+    private final int asc;
+    private final int ascq;
+
+    SenseCode(int senseKey, int asc, int ascq) {
+        this.senseKey = senseKey;
+        this.asc = asc;
+        this.ascq = ascq;
+    }
+
+    public int senseKey() {
+        return senseKey;
+    }
+
+    /** Additional sense code. */
+    public int asc() {
+        return asc;
+    }
+
+    /** Additional sense code qualifier. */
+    public int ascq() {
+        return ascq;
+    }
+}

@@ -1,0 +1,17 @@
+package org.rdmablock.protocol.scsi;
+
+/** Sense keys (SPC-4 4.5.6, table 27): the coarse class of a CHECK CONDITION. */
+public final class SenseKey {
+    public static final int NO_SENSE = 0x0;
+    public static final int RECOVERED_ERROR = 0x1;
+    public static final int NOT_READY = 0x2;
+    public static final int MEDIUM_ERROR = 0x3;
+    public static final int HARDWARE_ERROR = 0x4;
+    public static final int ILLEGAL_REQUEST = 0x5;
+    public static final int UNIT_ATTENTION = 0x6;
+    public static final int DATA_PROTECT = 0x7;
+    public static final int ABORTED_COMMAND = 0xB;
+
+    private SenseKey() {
+    }
+}
