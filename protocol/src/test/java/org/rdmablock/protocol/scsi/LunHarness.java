@@ -49,6 +49,15 @@ final class LunHarness {
         return cmd;
     }
 
+    /** Executes with a data buffer of only {@code capacity} bytes (all of them offered as data-out). */
+    ScsiCommand runWithBufferCapacity(byte[] cdb, int capacity) {
+        int before = completions;
+        cmd.setCdb(cdb).setDataBuffer(buffer, 0, capacity).setExpectedLengths(capacity, 0);
+        unit.execute(cmd);
+        assertEquals(before + 1, completions, "exactly one completion");
+        return cmd;
+    }
+
     byte[] dataIn() {
         return buffer.asSlice(0, cmd.dataInLength()).toArray(ValueLayout.JAVA_BYTE);
     }
