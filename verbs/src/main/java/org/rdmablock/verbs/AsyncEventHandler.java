@@ -1,0 +1,7 @@
+package org.rdmablock.verbs;
+
+/** Receives asynchronous events of a device context; runs on a provider thread and must not block. */
+@FunctionalInterface
+public interface AsyncEventHandler {
+    void onEvent(AsyncEvent event);
+}

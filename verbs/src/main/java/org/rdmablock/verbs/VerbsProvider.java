@@ -1,0 +1,68 @@
+package org.rdmablock.verbs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * An implementation of the verbs API: {@code soft} (RDMA in software over TCP, iWARP wire format) or
+ * {@code native} (libibverbs and librdmacm through FFM). Providers are found with {@link ServiceLoader}.
+ *
+ * <pre>
+ *   VerbsProvider provider = VerbsProvider.load("auto");   // native if an RDMA device exists, else soft
+ *   DeviceContext context = provider.devices().getFirst().open();
+ * </pre>
+ */
+public interface VerbsProvider extends AutoCloseable {
+    /** The provider's name, as given to {@link #load(String)}. */
+    String name();
+
+    /** Whether this provider can run on this host (for native: libibverbs loads and lists a device). */
+    boolean isAvailable();
+
+    /**
+     * The RDMA devices this provider sees (ibv_get_device_list).
+     *
+     * @throws NoRdmaDeviceException when there is none
+     */
+    List<RdmaDevice> devices();
+
+    /** The connection manager (rdma_cm) of this provider. */
+    ConnectionManager connectionManager();
+
+    /** Releases the provider's threads and sockets; resources opened through it must be closed first. */
+    @Override
+    void close();
+
+    /**
+     * Loads a provider by name: {@code soft}, {@code native}, or {@code auto} (the first available of native,
+     * then soft).
+     *
+     * @throws VerbsException ENOENT when no provider of that name is on the class path, or none is available
+     */
+    static VerbsProvider load(final String name) {
+        final List<ServiceLoader.Provider<VerbsProvider>> candidates = ServiceLoader.load(VerbsProvider.class).stream().toList();
+        final List<String> seen = new ArrayList<>();
+        if ("auto".equals(name)) {
+            for (final String preferred : List.of("native", "soft")) {
+                for (final ServiceLoader.Provider<VerbsProvider> candidate : candidates) {
+                    final VerbsProvider provider = candidate.get();
+                    if (provider.name().equals(preferred) && provider.isAvailable()) {
+                        return provider;
+                    }
+                    provider.close();
+                }
+            }
+            throw new VerbsException(VerbsException.ENOENT, "no verbs provider is available on this host");
+        }
+        for (final ServiceLoader.Provider<VerbsProvider> candidate : candidates) {
+            final VerbsProvider provider = candidate.get();
+            if (provider.name().equals(name)) {
+                return provider;
+            }
+            seen.add(provider.name());
+            provider.close();
+        }
+        throw new VerbsException(VerbsException.ENOENT, "no verbs provider named '" + name + "' (known: " + seen + ", auto)");
+    }
+}

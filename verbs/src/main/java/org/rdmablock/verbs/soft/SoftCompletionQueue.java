@@ -1,0 +1,176 @@
+package org.rdmablock.verbs.soft;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.CompletionChannel;
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.DeviceContext;
+import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.WorkCompletions;
+
+/**
+ * A completion queue of the soft provider: a multi-producer ring of {@code struct ibv_wc} entries in native
+ * memory. Producers (I/O agents, posting threads) claim a slot with a CAS on the producer sequence, write it
+ * and publish it with a release store of its sequence; {@link #poll} copies published entries in bulk into the
+ * caller's {@link WorkCompletions}. Nothing is allocated per completion.
+ */
+final class SoftCompletionQueue implements CompletionQueue {
+    private static final VarHandle PUBLISHED = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final int ARM_NONE = 0;
+    private static final int ARM_NEXT = 1;
+    private static final int ARM_SOLICITED = 2;
+
+    private final SoftContext context;
+    private final SoftCompletionChannel channel;
+    private final int capacity;
+    private final int mask;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment ring;
+    private final long[] published;
+    private final AtomicLong claimed = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger armed = new java.util.concurrent.atomic.AtomicInteger();
+    private final CopyOnWriteArrayList<SoftQueuePair> queuePairs = new CopyOnWriteArrayList<>();
+    private volatile long consumed;
+    private volatile boolean overrun;
+    private volatile boolean closed;
+
+    SoftCompletionQueue(final SoftContext context, final int requested, final SoftCompletionChannel channel) {
+        if (requested <= 0 || requested > SoftDevice.MAX_CQE) {
+            throw new VerbsException(VerbsException.EINVAL, "CQ size " + requested + " outside 1.." + SoftDevice.MAX_CQE);
+        }
+        this.context = context;
+        this.channel = channel;
+        this.capacity = requested;
+        final int slots = Integer.highestOneBit(Math.max(2, requested - 1)) << 1;
+        this.mask = slots - 1;
+        this.ring = arena.allocate((long) slots * WorkCompletions.ENTRY_SIZE, 8);
+        this.published = new long[slots];
+        java.util.Arrays.fill(published, -1L);
+    }
+
+    @Override
+    public DeviceContext context() {
+        return context;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    void attach(final SoftQueuePair qp) {
+        queuePairs.add(qp);
+    }
+
+    void detach(final SoftQueuePair qp) {
+        queuePairs.remove(qp);
+    }
+
+    boolean hasQueuePairs() {
+        return !queuePairs.isEmpty();
+    }
+
+    /**
+     * Adds a completion. On overrun the CQ enters its error state: the completion is counted as lost, the
+     * {@code CQ_ERR} event fires and the QPs on this CQ move to ERR.
+     *
+     * @param solicited whether the completion may wake a CQ armed for solicited events only (solicited receives
+     *                  and every error completion)
+     */
+    void add(final long wrId, final int status, final int opcode, final int byteLen, final int immOrRkey,
+             final int qpNum, final int srcQp, final int flags, final boolean solicited) {
+        long sequence;
+        do {
+            sequence = claimed.get();
+            if (sequence - consumed >= capacity) {
+                markOverrun();
+                return;
+            }
+        } while (!claimed.compareAndSet(sequence, sequence + 1));
+        final int slot = (int) sequence & mask;
+        WorkCompletions.write(ring, (long) slot * WorkCompletions.ENTRY_SIZE, wrId, status, opcode, byteLen, immOrRkey,
+            qpNum, srcQp, flags);
+        PUBLISHED.setRelease(published, slot, sequence);
+        final int arm = armed.get();
+        if (arm != ARM_NONE && (arm == ARM_NEXT || solicited || status != 0) && armed.compareAndSet(arm, ARM_NONE)) {
+            channel.signal(this);
+        }
+    }
+
+    private void markOverrun() {
+        if (!overrun) {
+            overrun = true;
+            context.raise(AsyncEvent.ofCq(AsyncEvent.Type.CQ_ERR, this));
+            for (final SoftQueuePair qp : queuePairs) {
+                qp.fatal(AsyncEvent.Type.QP_FATAL, "completion queue overrun");
+            }
+        }
+    }
+
+    @Override
+    public int poll(final WorkCompletions completions) {
+        return poll(completions, completions.capacity());
+    }
+
+    @Override
+    public synchronized int poll(final WorkCompletions completions, final int max) {
+        if (overrun) {
+            throw new VerbsException(VerbsException.EIO, "completion queue overrun: completions were lost (CQ of " + capacity + " entries)");
+        }
+        final long start = consumed;
+        final int limit = Math.min(max, completions.capacity());
+        int count = 0;
+        while (count < limit && (long) PUBLISHED.getAcquire(published, (int) (start + count) & mask) == start + count) {
+            count++;
+        }
+        if (count == 0) {
+            return 0;
+        }
+        final int first = (int) start & mask;
+        final int firstRun = Math.min(count, mask + 1 - first);
+        MemorySegment.copy(ring, (long) first * WorkCompletions.ENTRY_SIZE, completions.segment(), 0,
+            (long) firstRun * WorkCompletions.ENTRY_SIZE);
+        if (firstRun < count) {
+            MemorySegment.copy(ring, 0, completions.segment(), (long) firstRun * WorkCompletions.ENTRY_SIZE,
+                (long) (count - firstRun) * WorkCompletions.ENTRY_SIZE);
+        }
+        consumed = start + count;
+        return count;
+    }
+
+    @Override
+    public void requestNotify(final boolean solicitedOnly) {
+        if (channel == null) {
+            throw new VerbsException(VerbsException.EINVAL, "this CQ has no completion channel");
+        }
+        armed.set(solicitedOnly ? ARM_SOLICITED : ARM_NEXT);
+    }
+
+    /** Completions waiting to be polled. */
+    int depth() {
+        return (int) (claimed.get() - consumed);
+    }
+
+    @Override
+    public void close() {
+        if (!queuePairs.isEmpty()) {
+            throw new VerbsException(VerbsException.EBUSY, "CQ still used by " + queuePairs.size() + " queue pair(s)");
+        }
+        if (!closed) {
+            closed = true;
+            context.released(this);
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,1481 @@
+package org.rdmablock.verbs.soft;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.CRC32C;
+
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.QueuePairAttributes;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairState;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.SendFlags;
+import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.WcOpcode;
+import org.rdmablock.verbs.WcStatus;
+import org.rdmablock.verbs.WorkCompletions;
+import org.rdmablock.verbs.soft.wire.AtomicMessage;
+import org.rdmablock.verbs.soft.wire.Fpdu;
+import org.rdmablock.verbs.soft.wire.FpduHeader;
+import org.rdmablock.verbs.soft.wire.RdmapOpcode;
+import org.rdmablock.verbs.soft.wire.ReadRequest;
+import org.rdmablock.verbs.soft.wire.TerminateMessage;
+
+/**
+ * An RC or UC QP of the soft provider: one TCP connection speaking MPA/DDP/RDMAP (RFC 5044, 5041, 5040, 7306).
+ *
+ * <h2>Transmit</h2>
+ * Any thread that posts work, and the I/O agent when the socket becomes writable or a response is owed, tries to
+ * become the transmit owner ({@link #drive()}); the owner builds FPDUs from the owed responses and the send queue
+ * and writes them without blocking. A poster therefore usually writes its own message at once, with no thread
+ * hand-off; what the socket does not take is finished by the agent when it becomes writable.
+ *
+ * <h2>Receive</h2>
+ * The I/O agent reads the stream ({@link FpduReader}) and places data directly into registered memory after
+ * checking STags, bounds, rights and the QP's state, as a NIC does: RDMA WRITE and READ need no action from the
+ * remote application. A violation sends a Terminate (RFC 5040 §4.8) and moves the QP to ERR.
+ *
+ * <h2>Completion semantics</h2>
+ * iWARP completes a SEND or WRITE locally once TCP has taken it and reports remote errors only by Terminate. To
+ * give the InfiniBand semantics that verbs users expect (a failed WRITE completes with REM_ACCESS_ERR), an RC QP
+ * completes SEND and WRITE work requests only when the peer has processed them: a later RDMA READ or atomic
+ * response proves that, and when none is pending the QP issues a zero-length RDMA READ of its own (a standard
+ * iWARP way to confirm placement) once signaled work awaits confirmation. A Terminate names the failing message,
+ * which completes with the matching status; those before it complete successfully, those after it flush.
+ * UC completes at transmission and its responder drops bad messages silently, as UC does.
+ */
+final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endpoint, FpduReader.Handler {
+    private static final System.Logger LOG = System.getLogger(SoftConnectedQueuePair.class.getName());
+    /** Largest payload of one FPDU. */
+    static final int MAX_SEGMENT = Integer.getInteger("rdmablock.soft.maxSegment", 64 * 1024 - 128);
+    /** STag of the zero-length RDMA WRITE (RTR) and READ (confirmation) the provider sends; index 0 is never a real tag. */
+    static final int CONTROL_STAG = 1;
+    /** How long a closing connection drains the peer's bytes before closing the socket. */
+    private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final VarHandle ATOMIC_LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    // ---- connection, set by attach() ----
+    private IoAgent agent;
+    private SocketChannel channel;
+    private SelectionKey key;
+    private FpduWriter writer;
+    private FpduReader reader;
+    private int ird;
+    private int ord;
+    private OutstandingReads orq;
+    private InboundRequests irq;
+    private Runnable onClosed;
+    /** Passive side of a peer-to-peer connection: nothing may be sent before the first FPDU arrives (RFC 5044 §7.1). */
+    private volatile boolean holdTransmit;
+    private volatile boolean rtrPending;
+    private volatile boolean closed;
+    private boolean outputShut;
+    private long lingerDeadline = Long.MAX_VALUE;
+    private long rnrDeadline = Long.MAX_VALUE;
+
+    // ---- transmit state, owned by the transmit owner ----
+    private final AtomicBoolean txOwner = new AtomicBoolean();
+    private volatile boolean txWanted;
+    private long txSeq;
+    private boolean wqeStarted;
+    private final SoftMemoryRegion[] txRegions;
+    private final RegionViews txViews = new RegionViews();
+    private final FpduHeader txHeader = new FpduHeader();
+    private final ReadRequest txReadRequest = new ReadRequest();
+    private final AtomicMessage txAtomic = new AtomicMessage();
+    private final int[] txMsn = new int[RdmapOpcode.QUEUE_COUNT];
+    private boolean preferResponses;
+    private boolean immediatePending;
+    /** Send queue sequence of the last transmitted SEND/WRITE awaiting confirmation, +1; 0 when none. */
+    private long unconfirmedEnd;
+    private boolean unconfirmedSignaled;
+    /** Highest {@code cover} of any ORQ entry issued. */
+    private long coveredEnd;
+    /** UC: WQEs built whose bytes are not yet all written. */
+    private long builtEnd;
+    private long writtenEnd;
+    private final ByteBuffer terminateFpdu = ByteBuffer.allocateDirect(128).order(ByteOrder.BIG_ENDIAN);
+    private volatile boolean terminatePending;
+
+    // ---- receive state, owned by the I/O agent ----
+    private final int[] rxMsn = new int[RdmapOpcode.QUEUE_COUNT];
+    private final ReceiveQueue.ReceiveWqe rxRecv;
+    private boolean rxRecvActive;
+    private long rxRecvPlaced;
+    private int rxSegmentKind;
+    private int rxSegmentLength;
+    private boolean rxSegmentLast;
+    private int rxSegmentOpcode;
+    private int rxSegmentReservedUlp;
+    private boolean rxInWrite;
+    private long rxWriteLength;
+    private long rxLastWriteLength;
+    private boolean rxUcDiscarding;
+    private long confirmedEnd;
+    private SoftMemoryRegion resolvedRegion;
+    private long resolvedOffset;
+    private final ReadRequest rxReadRequest = new ReadRequest();
+    private final AtomicMessage rxAtomic = new AtomicMessage();
+    private final TerminateMessage rxTerminate = new TerminateMessage();
+    private final FpduHeader terminatedHeader = new FpduHeader();
+    private final TerminateMessage txTerminate = new TerminateMessage();
+    private final CRC32C terminateCrc = new CRC32C();
+
+    private static final int SEGMENT_NONE = 0;
+    private static final int SEGMENT_WRITE = 1;
+    private static final int SEGMENT_READ_RESPONSE = 2;
+    private static final int SEGMENT_SEND = 3;
+
+    // remote access check results
+    private static final int ACCESS_OK = 0;
+    private static final int ACCESS_INVALID_STAG = 1;
+    private static final int ACCESS_BOUNDS = 2;
+    private static final int ACCESS_RIGHTS = 3;
+    private static final int ACCESS_NOT_ASSOCIATED = 4;
+
+    SoftConnectedQueuePair(final SoftProtectionDomain pd, final QueuePairInitAttributes attributes) {
+        super(pd, attributes);
+        txRegions = new SoftMemoryRegion[caps.maxSendSge()];
+        rxRecv = new ReceiveQueue.ReceiveWqe(maxRecvSge());
+        for (int q = 0; q < RdmapOpcode.QUEUE_COUNT; q++) {
+            txMsn[q] = 1;
+            rxMsn[q] = 1;
+        }
+    }
+
+    // =================================================================================================== setup
+
+    @Override
+    void checkTransition(final QueuePairState current, final QueuePairState next, final QueuePairAttributes attributes) {
+        if (next == QueuePairState.RTR || next == QueuePairState.RTS && current == QueuePairState.RTR) {
+            throw new VerbsException(VerbsException.EINVAL, "the soft provider connects " + type
+                + " QPs through its ConnectionManager (iWARP connects by rdma_cm, not by ibv_modify_qp)");
+        }
+    }
+
+    /**
+     * Takes over a connected TCP channel after the MPA exchange and moves the QP to RTS.
+     *
+     * @param crc            whether FPDUs carry CRC32c
+     * @param ird            READ/atomic requests accepted in flight
+     * @param ord            READ/atomic requests issued in flight
+     * @param sendRtr        send a zero-length RDMA WRITE first (RFC 6581 RTR, active side of peer-to-peer)
+     * @param awaitFirstFpdu hold transmission until the peer's first FPDU (passive side of peer-to-peer)
+     * @param closedCallback runs once when the connection has closed
+     */
+    void attach(final SocketChannel connected, final boolean crc, final int ird, final int ord, final boolean sendRtr,
+                final boolean awaitFirstFpdu, final Runnable closedCallback) throws IOException {
+        if (state != QueuePairState.INIT) {
+            throw new VerbsException(VerbsException.EINVAL, "QP " + qpn + " must be in INIT to connect, is " + state);
+        }
+        this.ird = Math.max(1, Math.min(ird, SoftDevice.MAX_IRD));
+        this.ord = Math.max(1, Math.min(ord, SoftDevice.MAX_ORD));
+        this.orq = new OutstandingReads(this.ord + 1);
+        this.irq = new InboundRequests(this.ird);
+        this.writer = new FpduWriter(crc);
+        this.reader = new FpduReader(this, crc, Math.max(maxRecvSge(), caps.maxSendSge()));
+        this.onClosed = closedCallback;
+        this.holdTransmit = awaitFirstFpdu;
+        this.rtrPending = sendRtr;
+        connected.configureBlocking(false);
+        this.channel = connected;
+        this.agent = device.nextAgent();
+        moveTo(QueuePairState.RTR);
+        moveTo(QueuePairState.RTS);
+        agent.register(connected, SelectionKey.OP_READ, this, registered -> {
+            key = registered;
+            if (registered == null) {
+                connectionLost("channel closed before registration");
+            }
+        });
+        drive();
+    }
+
+    // ================================================================================================ transmit
+
+    @Override
+    void sendPosted() {
+        drive();
+    }
+
+    /** Becomes the transmit owner and transmits, or leaves a note for the current owner. */
+    void drive() {
+        txWanted = true;
+        while (txWanted && txOwner.compareAndSet(false, true)) {
+            txWanted = false;
+            try {
+                transmit();
+            } catch (final IOException e) {
+                txOwner.set(false);
+                connectionLost(e.getMessage());
+                return;
+            } catch (final RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "QP " + qpn + ": transmit failed", e);
+                txOwner.set(false);
+                fatal(AsyncEvent.Type.QP_FATAL, "transmit failed: " + e);
+                return;
+            }
+            txOwner.set(false);
+        }
+    }
+
+    private void transmit() throws IOException {
+        if (channel == null || closed) {
+            return;
+        }
+        if (!writer.flush(channel)) {
+            armWrite();
+            return;
+        }
+        if (state == QueuePairState.ERR) {
+            finishOutput();
+            return;
+        }
+        if (holdTransmit) {
+            return;
+        }
+        completeWritten();
+        while (state != QueuePairState.ERR) {
+            final int built = buildNext();
+            if (built == NOTHING) {
+                break;
+            }
+            if (built == NO_ROOM && writer.isEmpty()) {
+                throw new IllegalStateException("an FPDU does not fit in an empty staging buffer");
+            }
+            if (built == NO_ROOM || writer.isBlocked()) {
+                if (!writer.flush(channel)) {
+                    armWrite();
+                    return;
+                }
+                completeWritten();
+            }
+        }
+        if (!writer.flush(channel)) {
+            armWrite();
+            return;
+        }
+        completeWritten();
+        if (state == QueuePairState.ERR) {
+            finishOutput();
+        }
+    }
+
+    /** UC: work requests whose bytes all went to TCP complete now. */
+    private void completeWritten() {
+        if (writer.isEmpty() && writtenEnd < builtEnd) {
+            for (long seq = writtenEnd; seq < builtEnd; seq++) {
+                final SendWqe wqe = sq.at(seq);
+                if (wqe.state != SendWqe.DONE) {
+                    finish(wqe, 0);
+                }
+            }
+            writtenEnd = builtEnd;
+            retire();
+        }
+    }
+
+    private void armWrite() {
+        final SelectionKey k = key;
+        if (k != null && k.isValid()) {
+            k.interestOpsOr(SelectionKey.OP_WRITE);
+            agent.wakeup();
+        } else if (k == null) {
+            agent.execute(this::drive);
+        }
+    }
+
+    private static final int BUILT = 1;
+    private static final int NOTHING = 0;
+    private static final int NO_ROOM = -1;
+
+    /** Builds the next FPDU: BUILT, NOTHING to send now, or NO_ROOM until the staging buffer is flushed. */
+    private int buildNext() {
+        if (rtrPending) {
+            if (!writer.fits(FpduHeader.TAGGED_LENGTH, 0)) {
+                return NO_ROOM;
+            }
+            txHeader.wrap(writer.begin(FpduHeader.TAGGED_LENGTH, 0), writer.fpduOffset())
+                .control(RdmapOpcode.RDMA_WRITE, true, 0).tagged(CONTROL_STAG, 0);
+            writer.finish();
+            rtrPending = false;
+            return BUILT;
+        }
+        if (preferResponses && !irq.isEmpty()) {
+            preferResponses = false;
+            return buildResponse();
+        }
+        if (txSeq < sq.tail()) {
+            final int built = buildFromSendQueue();
+            if (built != NOTHING) {
+                preferResponses = built == BUILT;
+                return built;
+            }
+        }
+        if (!irq.isEmpty()) {
+            return buildResponse();
+        }
+        return buildConfirmationIfNeeded();
+    }
+
+    /** BUILT, NOTHING (the head request must wait: fence, ORD full) or NO_ROOM. */
+    private int buildFromSendQueue() {
+        final SendWqe wqe = sq.at(txSeq);
+        if (wqe.state == SendWqe.DONE) { // flushed
+            txSeq++;
+            wqeStarted = false;
+            return BUILT;
+        }
+        final SendOpcode opcode = wqe.opcode;
+        if (!wqeStarted) {
+            if ((wqe.flags & SendFlags.FENCE) != 0 && !orq.isEmpty()) {
+                return NOTHING;
+            }
+            if (opcode.needsResponse() && orq.isFull()) {
+                return NOTHING;
+            }
+            if (!opcode.isRemote()) {
+                executeLocal(wqe);
+                return BUILT;
+            }
+            if (!resolveGather(wqe)) {
+                failLocal(wqe, WcStatus.LOC_PROT_ERR);
+                return BUILT;
+            }
+            wqe.sent = 0;
+            wqe.state = SendWqe.TRANSMITTING;
+            wqeStarted = true;
+            immediatePending = opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
+        }
+        return switch (opcode) {
+            case SEND, SEND_WITH_IMM, SEND_WITH_INV -> buildSendSegment(wqe);
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> buildWriteSegment(wqe);
+            case RDMA_READ -> buildReadRequest(wqe);
+            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> buildAtomicRequest(wqe);
+            default -> throw new IllegalStateException("unexpected opcode " + opcode);
+        };
+    }
+
+    /** Checks the gather (or, for READ and atomics, the sink) list against the STag table. */
+    private boolean resolveGather(final SendWqe wqe) {
+        final boolean write = wqe.opcode.needsResponse();
+        for (int i = 0; i < wqe.sgeCount; i++) {
+            if (wqe.isInline) {
+                txRegions[i] = null;
+                continue;
+            }
+            final SoftMemoryRegion region = localAccess.region(wqe.lkeys[i], wqe.addresses[i], wqe.lengths[i] & 0xFFFF_FFFFL, write);
+            if (region == null) {
+                return false;
+            }
+            txRegions[i] = region;
+        }
+        if (wqe.opcode.isAtomic() && (wqe.remoteAddress & 7) != 0) {
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Completes a request with a local error and moves the QP to ERR; the requests before it that are still
+     * unconfirmed flush.
+     */
+    private void failLocal(final SendWqe wqe, final WcStatus status) {
+        finish(wqe, status.code());
+        txSeq++;
+        wqeStarted = false;
+        retire();
+        enterError();
+    }
+
+    /** BIND_MW and LOCAL_INV: executed in send queue order, with no wire traffic. */
+    private void executeLocal(final SendWqe wqe) {
+        if (wqe.opcode == SendOpcode.BIND_MW) {
+            final SoftMemoryWindow window = wqe.window;
+            final SoftMemoryRegion region = wqe.bindRegion;
+            final boolean rightsOk = (wqe.bindAccess & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) == 0
+                || (region.access() & AccessFlags.LOCAL_WRITE) != 0;
+            if (window.pd() != pd || region.pd() != pd || !region.isValid() || (region.access() & AccessFlags.MW_BIND) == 0
+                || !region.contains(wqe.bindAddress, wqe.bindLength) || !rightsOk) {
+                failLocal(wqe, WcStatus.MW_BIND_ERR);
+                return;
+            }
+            window.bind(this, region, wqe.bindAddress, wqe.bindLength, wqe.bindAccess);
+        } else if (device.stags().lookup(wqe.invalidateRkey) instanceof SoftMemoryWindow window && window.pd() == pd) {
+            window.invalidate();
+        } else {
+            failLocal(wqe, WcStatus.MW_BIND_ERR);
+            return;
+        }
+        if (unconfirmedEnd > coveredEnd) {
+            unconfirmedSignaled |= wqe.signaled; // its completion waits for the unconfirmed requests before it
+        }
+        finish(wqe, 0);
+        txSeq++;
+        retire();
+    }
+
+    /**
+     * Payload of the request's next segment: up to {@link #MAX_SEGMENT}; a payload larger than the copy limit is
+     * one contiguous piece of memory (it ends at a gather element or view window boundary), written uncopied.
+     */
+    private int segmentPayload(final SendWqe wqe) {
+        final long remaining = wqe.totalLength - wqe.sent;
+        final int payload = (int) Math.min(remaining, MAX_SEGMENT);
+        if (payload <= FpduWriter.COPY_LIMIT || wqe.isInline) {
+            return payload;
+        }
+        long skip = wqe.sent;
+        int i = 0;
+        while (skip >= (wqe.lengths[i] & 0xFFFF_FFFFL)) {
+            skip -= wqe.lengths[i] & 0xFFFF_FFFFL;
+            i++;
+        }
+        final long offset = wqe.addresses[i] - txRegions[i].address() + skip;
+        final long piece = Math.min(Math.min(payload, (wqe.lengths[i] & 0xFFFF_FFFFL) - skip), SoftMemoryRegion.viewLimit(offset));
+        return piece <= FpduWriter.COPY_LIMIT ? FpduWriter.COPY_LIMIT : (int) piece;
+    }
+
+    private boolean fits(final int headerLength, final int payload) {
+        return writer.fits(headerLength, payload <= FpduWriter.COPY_LIMIT ? payload : 0);
+    }
+
+    private int buildSendSegment(final SendWqe wqe) {
+        final long remaining = wqe.totalLength - wqe.sent;
+        final int payload = segmentPayload(wqe);
+        if (!fits(FpduHeader.UNTAGGED_LENGTH, payload)) {
+            return NO_ROOM;
+        }
+        final boolean first = wqe.sent == 0;
+        if (first) {
+            wqe.queueNumber = RdmapOpcode.QN_SEND;
+            wqe.msn = txMsn[RdmapOpcode.QN_SEND]++;
+        }
+        final boolean solicited = (wqe.flags & SendFlags.SOLICITED) != 0;
+        final int opcode = wqe.opcode == SendOpcode.SEND_WITH_INV
+            ? (solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE)
+            : (solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
+        final int flags = wqe.opcode == SendOpcode.SEND_WITH_IMM ? FpduHeader.RDMAP_FLAG_IMMEDIATE : 0;
+        final int reservedUlp = wqe.opcode == SendOpcode.SEND_WITH_INV ? wqe.invalidateRkey
+            : wqe.opcode == SendOpcode.SEND_WITH_IMM ? wqe.immediateData : 0;
+        final boolean last = payload == remaining;
+        final ByteBuffer buffer = writer.begin(FpduHeader.UNTAGGED_LENGTH, payload);
+        txHeader.wrap(buffer, writer.fpduOffset()).control(opcode, last, flags)
+            .untagged(reservedUlp, RdmapOpcode.QN_SEND, wqe.msn, (int) wqe.sent);
+        appendPayload(wqe, payload);
+        if (last) {
+            messageBuilt(wqe);
+        }
+        return BUILT;
+    }
+
+    private int buildWriteSegment(final SendWqe wqe) {
+        final long remaining = wqe.totalLength - wqe.sent;
+        if (remaining == 0 && immediatePending && wqe.totalLength > 0) {
+            return buildImmediate(wqe);
+        }
+        final int payload = segmentPayload(wqe);
+        if (!fits(FpduHeader.TAGGED_LENGTH, payload)) {
+            return NO_ROOM;
+        }
+        final boolean last = payload == remaining;
+        final ByteBuffer buffer = writer.begin(FpduHeader.TAGGED_LENGTH, payload);
+        txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.RDMA_WRITE, last, 0)
+            .tagged(wqe.rkey, wqe.remoteAddress + wqe.sent);
+        appendPayload(wqe, payload);
+        if (last) {
+            if (immediatePending) {
+                return BUILT; // the Immediate Data message follows as the next FPDU
+            }
+            messageBuilt(wqe);
+        }
+        return BUILT;
+    }
+
+    /** RFC 7306 Immediate Data message that follows an RDMA WRITE with immediate data. */
+    private int buildImmediate(final SendWqe wqe) {
+        final int header = FpduHeader.UNTAGGED_LENGTH + AtomicMessage.IMMEDIATE_LENGTH;
+        if (!writer.fits(header, 0)) {
+            return NO_ROOM;
+        }
+        final boolean solicited = (wqe.flags & SendFlags.SOLICITED) != 0;
+        wqe.queueNumber = RdmapOpcode.QN_SEND;
+        wqe.msn = txMsn[RdmapOpcode.QN_SEND]++;
+        final ByteBuffer buffer = writer.begin(header, 0);
+        txHeader.wrap(buffer, writer.fpduOffset())
+            .control(solicited ? RdmapOpcode.IMMEDIATE_DATA_WITH_SE : RdmapOpcode.IMMEDIATE_DATA, true, 0)
+            .untagged(0, RdmapOpcode.QN_SEND, wqe.msn, 0);
+        txAtomic.wrap(buffer, writer.fpduOffset()).immediate(wqe.immediateData);
+        writer.finish();
+        immediatePending = false;
+        messageBuilt(wqe);
+        return BUILT;
+    }
+
+    /** Appends {@code payload} bytes of the request's gather list at its {@code sent} offset. */
+    private void appendPayload(final SendWqe wqe, final int payload) {
+        if (payload <= FpduWriter.COPY_LIMIT) {
+            int copied = 0;
+            long skip = wqe.sent;
+            for (int i = 0; i < wqe.sgeCount && copied < payload; i++) {
+                final long length = wqe.lengths[i] & 0xFFFF_FFFFL;
+                if (skip >= length) {
+                    skip -= length;
+                    continue;
+                }
+                final int n = (int) Math.min(length - skip, payload - copied);
+                if (wqe.isInline) {
+                    writer.copyPayload(wqe.inline, skip, n);
+                } else {
+                    final SoftMemoryRegion region = txRegions[i];
+                    writer.copyPayload(region.segment(), wqe.addresses[i] - region.address() + skip, n);
+                }
+                copied += n;
+                skip = 0;
+            }
+            writer.finish();
+            wqe.sent += payload;
+            return;
+        }
+        // one contiguous piece (see segmentPayload), written from memory without a copy
+        long skip = wqe.sent;
+        int i = 0;
+        while (skip >= (wqe.lengths[i] & 0xFFFF_FFFFL)) {
+            skip -= wqe.lengths[i] & 0xFFFF_FFFFL;
+            i++;
+        }
+        final SoftMemoryRegion region = txRegions[i];
+        writer.finishGathered(txViews.view(region, wqe.addresses[i] - region.address() + skip, payload));
+        wqe.sent += payload;
+    }
+
+    /** The last byte of a SEND or WRITE message is built. */
+    private void messageBuilt(final SendWqe wqe) {
+        wqeStarted = false;
+        txSeq++;
+        if (type == QueuePairType.UC) {
+            builtEnd = txSeq;
+        } else {
+            unconfirmedEnd = txSeq;
+            unconfirmedSignaled |= wqe.signaled;
+        }
+    }
+
+    private int buildReadRequest(final SendWqe wqe) {
+        if (!writer.fits(ReadRequest.FPDU_HEADER_LENGTH, 0)) {
+            return NO_ROOM;
+        }
+        wqe.queueNumber = RdmapOpcode.QN_READ_REQUEST;
+        wqe.msn = txMsn[RdmapOpcode.QN_READ_REQUEST]++;
+        final ByteBuffer buffer = writer.begin(ReadRequest.FPDU_HEADER_LENGTH, 0);
+        txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.READ_REQUEST, true, 0)
+            .untagged(0, RdmapOpcode.QN_READ_REQUEST, wqe.msn, 0);
+        final int sinkStag = wqe.sgeCount > 0 ? wqe.lkeys[0] : CONTROL_STAG;
+        final long sinkOffset = wqe.sgeCount > 0 ? wqe.addresses[0] : 0;
+        txReadRequest.wrap(buffer, writer.fpduOffset()).set(sinkStag, sinkOffset, (int) wqe.totalLength, wqe.rkey, wqe.remoteAddress);
+        writer.finish();
+        orq.push(OutstandingReads.READ, txSeq, txSeq + 1, sinkStag, sinkOffset, wqe.totalLength, 0);
+        coveredEnd = txSeq + 1;
+        wqeStarted = false;
+        txSeq++;
+        return BUILT;
+    }
+
+    private int buildAtomicRequest(final SendWqe wqe) {
+        final int header = FpduHeader.UNTAGGED_LENGTH + AtomicMessage.REQUEST_LENGTH;
+        if (!writer.fits(header, 0)) {
+            return NO_ROOM;
+        }
+        wqe.queueNumber = RdmapOpcode.QN_ATOMIC;
+        wqe.msn = txMsn[RdmapOpcode.QN_ATOMIC]++;
+        final ByteBuffer buffer = writer.begin(header, 0);
+        txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.ATOMIC_REQUEST, true, 0)
+            .untagged(0, RdmapOpcode.QN_ATOMIC, wqe.msn, 0);
+        final boolean cas = wqe.opcode == SendOpcode.ATOMIC_CMP_AND_SWP;
+        txAtomic.wrap(buffer, writer.fpduOffset()).request(cas ? AtomicMessage.COMPARE_SWAP : AtomicMessage.FETCH_ADD,
+            wqe.msn, wqe.rkey, wqe.remoteAddress, cas ? wqe.swap : wqe.compareAdd, cas ? wqe.compareAdd : 0);
+        writer.finish();
+        orq.push(OutstandingReads.ATOMIC, txSeq, txSeq + 1, wqe.lkeys[0], wqe.addresses[0], 8, wqe.msn);
+        coveredEnd = txSeq + 1;
+        wqeStarted = false;
+        txSeq++;
+        return BUILT;
+    }
+
+    /** A zero-length READ that confirms the SENDs and WRITEs before it, when signaled work waits on it. */
+    private int buildConfirmationIfNeeded() {
+        if (type != QueuePairType.RC || unconfirmedEnd <= coveredEnd || orq.isFull()) {
+            return NOTHING;
+        }
+        final boolean queueFilling = sq.tail() - sq.head() > sq.capacity() / 2;
+        if (!unconfirmedSignaled && !queueFilling) {
+            return NOTHING;
+        }
+        if (!writer.fits(ReadRequest.FPDU_HEADER_LENGTH, 0)) {
+            return NO_ROOM;
+        }
+        final int msn = txMsn[RdmapOpcode.QN_READ_REQUEST]++;
+        final ByteBuffer buffer = writer.begin(ReadRequest.FPDU_HEADER_LENGTH, 0);
+        txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.READ_REQUEST, true, 0)
+            .untagged(0, RdmapOpcode.QN_READ_REQUEST, msn, 0);
+        txReadRequest.wrap(buffer, writer.fpduOffset()).set(CONTROL_STAG, 0, 0, CONTROL_STAG, 0);
+        writer.finish();
+        orq.push(OutstandingReads.PROBE, -1, unconfirmedEnd, CONTROL_STAG, 0, 0, 0);
+        coveredEnd = unconfirmedEnd;
+        unconfirmedSignaled = false;
+        return BUILT;
+    }
+
+    /** One segment of the oldest owed response. */
+    private int buildResponse() {
+        if (irq.headKind() == InboundRequests.ATOMIC_RESPONSE) {
+            final int header = FpduHeader.UNTAGGED_LENGTH + AtomicMessage.RESPONSE_LENGTH;
+            if (!writer.fits(header, 0)) {
+                return NO_ROOM;
+            }
+            final ByteBuffer buffer = writer.begin(header, 0);
+            txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.ATOMIC_RESPONSE, true, 0)
+                .untagged(0, RdmapOpcode.QN_ATOMIC, txMsn[RdmapOpcode.QN_ATOMIC]++, 0);
+            txAtomic.wrap(buffer, writer.fpduOffset()).response(irq.headRequestId(), irq.headValue());
+            writer.finish();
+            irq.pop();
+            return BUILT;
+        }
+        final long remaining = irq.headLength() - irq.headSent();
+        final SoftMemoryRegion source = irq.headSource();
+        int payload = (int) Math.min(remaining, MAX_SEGMENT);
+        final long sourceOffset = irq.headSourceOffset() + irq.headSent();
+        if (payload > FpduWriter.COPY_LIMIT) {
+            payload = (int) Math.max(FpduWriter.COPY_LIMIT, Math.min(payload, SoftMemoryRegion.viewLimit(sourceOffset)));
+        }
+        if (!fits(FpduHeader.TAGGED_LENGTH, payload)) {
+            return NO_ROOM;
+        }
+        final ByteBuffer view = payload > FpduWriter.COPY_LIMIT ? txViews.view(source, sourceOffset, payload) : null;
+        final boolean last = payload == remaining;
+        final ByteBuffer buffer = writer.begin(FpduHeader.TAGGED_LENGTH, payload);
+        txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.READ_RESPONSE, last, 0)
+            .tagged(irq.headSinkStag(), irq.headSinkOffset() + irq.headSent());
+        if (view == null) {
+            if (payload > 0) {
+                writer.copyPayload(source.segment(), sourceOffset, payload);
+            }
+            writer.finish();
+        } else {
+            writer.finishGathered(view);
+        }
+        irq.addSent(payload);
+        if (last) {
+            irq.pop();
+        }
+        return BUILT;
+    }
+
+    // ================================================================================================= receive
+
+    @Override
+    public int onReady(final SelectionKey readyKey) {
+        int work = 0;
+        if (readyKey.isValid() && readyKey.isWritable()) {
+            readyKey.interestOpsAnd(~SelectionKey.OP_WRITE);
+            drive();
+            work++;
+        }
+        if (readyKey.isValid() && readyKey.isReadable()) {
+            work += readable();
+        }
+        return work;
+    }
+
+    private int readable() {
+        if (lingerDeadline != Long.MAX_VALUE || reader.hasFailed()) {
+            return drainLinger();
+        }
+        try {
+            final int n = reader.onReadable(channel);
+            if (n < 0) {
+                connectionLost("peer closed the connection");
+            }
+            return Math.max(0, n);
+        } catch (final IOException e) {
+            connectionLost(e.getMessage());
+            return 1;
+        }
+    }
+
+    private void firstFpduSeen() {
+        if (holdTransmit) {
+            holdTransmit = false;
+            drive();
+        }
+    }
+
+    @Override
+    public int onDataHeader(final FpduHeader header, final int payloadLength, final Placement placement) {
+        firstFpduSeen();
+        if (state == QueuePairState.ERR) {
+            placement.discard();
+            rxSegmentKind = SEGMENT_NONE;
+            return FpduReader.ACCEPT;
+        }
+        if (header.ddpVersion() != FpduHeader.DDP_VERSION) {
+            return terminate(header, TerminateMessage.LAYER_DDP, header.isTagged() ? TerminateMessage.DDP_TAGGED_BUFFER
+                : TerminateMessage.DDP_UNTAGGED_BUFFER, header.isTagged() ? TerminateMessage.DDP_INVALID_VERSION
+                : TerminateMessage.DDP_UNTAGGED_INVALID_VERSION, AsyncEvent.Type.QP_FATAL);
+        }
+        if (header.rdmapVersion() != FpduHeader.RDMAP_VERSION) {
+            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+                TerminateMessage.RDMAP_INVALID_VERSION, AsyncEvent.Type.QP_FATAL);
+        }
+        rxSegmentLength = payloadLength;
+        rxSegmentLast = header.isLast();
+        rxSegmentOpcode = header.opcode();
+        rxSegmentOpcodeFlags = header.rdmapControl() & FpduHeader.RDMAP_FLAG_IMMEDIATE;
+        return switch (header.opcode()) {
+            case RdmapOpcode.RDMA_WRITE -> header.isTagged() ? writeHeader(header, payloadLength, placement) : unexpected(header);
+            case RdmapOpcode.READ_RESPONSE -> header.isTagged() && type == QueuePairType.RC
+                ? readResponseHeader(header, payloadLength, placement) : unexpected(header);
+            default -> !header.isTagged() && RdmapOpcode.isSend(header.opcode())
+                ? sendHeader(header, payloadLength, placement) : unexpected(header);
+        };
+    }
+
+    private int unexpected(final FpduHeader header) {
+        return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+            TerminateMessage.RDMAP_UNEXPECTED_OPCODE, AsyncEvent.Type.QP_REQ_ERR);
+    }
+
+    private int writeHeader(final FpduHeader header, final int payloadLength, final Placement placement) {
+        rxSegmentKind = SEGMENT_WRITE;
+        if (!rxInWrite) {
+            rxInWrite = true;
+            rxWriteLength = 0;
+            rxUcDiscarding = false;
+        }
+        if (payloadLength == 0 || rxUcDiscarding) {
+            placement.discard(); // zero-length WRITEs are not validated (RFC 5040 §6.4)
+            return FpduReader.ACCEPT;
+        }
+        final int check = remoteAccess(header.stag(), header.taggedOffset(), payloadLength, AccessFlags.REMOTE_WRITE);
+        if (check != ACCESS_OK) {
+            if (type == QueuePairType.UC) {
+                rxUcDiscarding = true;
+                placement.discard();
+                return FpduReader.ACCEPT;
+            }
+            final int code = switch (check) {
+                case ACCESS_BOUNDS -> TerminateMessage.DDP_BASE_BOUNDS;
+                case ACCESS_NOT_ASSOCIATED -> TerminateMessage.DDP_STAG_NOT_ASSOCIATED;
+                default -> TerminateMessage.DDP_INVALID_STAG;
+            };
+            if (check == ACCESS_RIGHTS) {
+                return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION,
+                    TerminateMessage.RDMAP_ACCESS_RIGHTS, AsyncEvent.Type.QP_ACCESS_ERR);
+            }
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_TAGGED_BUFFER, code, AsyncEvent.Type.QP_ACCESS_ERR);
+        }
+        placement.region(resolvedRegion, resolvedOffset, payloadLength);
+        return FpduReader.ACCEPT;
+    }
+
+    private int readResponseHeader(final FpduHeader header, final int payloadLength, final Placement placement) {
+        rxSegmentKind = SEGMENT_READ_RESPONSE;
+        if (orq.isEmpty() || orq.headKind() == OutstandingReads.ATOMIC || header.stag() != orq.headSinkStag()
+            || header.taggedOffset() != orq.headSinkOffset() + orq.headPlaced()
+            || orq.headPlaced() + payloadLength > orq.headLength()) {
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_TAGGED_BUFFER,
+                TerminateMessage.DDP_INVALID_STAG, AsyncEvent.Type.QP_FATAL);
+        }
+        if (payloadLength == 0) {
+            placement.discard();
+            return FpduReader.ACCEPT;
+        }
+        final SendWqe wqe = sq.at(orq.headWqeSeq());
+        placement.scatter();
+        for (int i = 0; i < wqe.sgeCount; i++) {
+            final SoftMemoryRegion region = localAccess.region(wqe.lkeys[i], wqe.addresses[i], wqe.lengths[i] & 0xFFFF_FFFFL, true);
+            if (region == null) {
+                finish(wqe, WcStatus.LOC_PROT_ERR.code());
+                return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_LOCAL_CATASTROPHIC, 0, AsyncEvent.Type.QP_FATAL);
+            }
+            placement.add(region, wqe.addresses[i] - region.address(), wqe.lengths[i] & 0xFFFF_FFFFL);
+        }
+        placement.seek(orq.headPlaced());
+        return FpduReader.ACCEPT;
+    }
+
+    private int sendHeader(final FpduHeader header, final int payloadLength, final Placement placement) {
+        rxSegmentKind = SEGMENT_SEND;
+        rxSegmentReservedUlp = header.reservedUlp();
+        if (header.queueNumber() != RdmapOpcode.QN_SEND) {
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER, TerminateMessage.DDP_INVALID_QN, AsyncEvent.Type.QP_FATAL);
+        }
+        if (header.msn() != rxMsn[RdmapOpcode.QN_SEND]) {
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER, TerminateMessage.DDP_INVALID_MSN, AsyncEvent.Type.QP_FATAL);
+        }
+        if (!rxRecvActive) {
+            if (header.messageOffset() != 0) {
+                return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER, TerminateMessage.DDP_INVALID_MO, AsyncEvent.Type.QP_FATAL);
+            }
+            final int verdict = takeReceiveOrWait(header);
+            if (verdict != FpduReader.ACCEPT) {
+                return verdict;
+            }
+            if (rxUcDiscarding) {
+                placement.discard();
+                return FpduReader.ACCEPT;
+            }
+        } else if (rxUcDiscarding) {
+            placement.discard();
+            return FpduReader.ACCEPT;
+        } else if (header.messageOffset() != rxRecvPlaced) {
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER, TerminateMessage.DDP_INVALID_MO, AsyncEvent.Type.QP_FATAL);
+        }
+        if (rxRecvPlaced + payloadLength > rxRecv.totalLength()) {
+            if (type == QueuePairType.UC) {
+                rxUcDiscarding = true;
+                placement.discard();
+                return FpduReader.ACCEPT;
+            }
+            completeReceive(rxRecv.wrId, WcStatus.LOC_LEN_ERR.code(), WcOpcode.RECV, 0, 0, 0, 0, true);
+            rxRecvActive = false;
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER,
+                TerminateMessage.DDP_MESSAGE_TOO_LONG, AsyncEvent.Type.QP_REQ_ERR);
+        }
+        placement.scatter();
+        for (int i = 0; i < rxRecv.sgeCount; i++) {
+            final long length = rxRecv.lengths[i] & 0xFFFF_FFFFL;
+            if (length == 0) {
+                continue;
+            }
+            final SoftMemoryRegion region = localAccess.region(rxRecv.lkeys[i], rxRecv.addresses[i], length, true);
+            if (region == null) {
+                completeReceive(rxRecv.wrId, WcStatus.LOC_PROT_ERR.code(), WcOpcode.RECV, 0, 0, 0, 0, true);
+                rxRecvActive = false;
+                return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_LOCAL_CATASTROPHIC, 0, AsyncEvent.Type.QP_FATAL);
+            }
+            placement.add(region, rxRecv.addresses[i] - region.address(), length);
+        }
+        placement.seek(rxRecvPlaced);
+        return FpduReader.ACCEPT;
+    }
+
+    /** Takes a receive for a new untagged message; without one, waits as RNR does (RC) or drops (UC). */
+    private int takeReceiveOrWait(final FpduHeader header) {
+        if (takeReceive(rxRecv)) {
+            rxRecvActive = true;
+            rxRecvPlaced = 0;
+            rxUcDiscarding = false;
+            rnrDeadline = Long.MAX_VALUE;
+            return FpduReader.ACCEPT;
+        }
+        if (type == QueuePairType.UC) {
+            rxUcDiscarding = true;
+            rxRecvActive = true;
+            rxRecvPlaced = 0;
+            return FpduReader.ACCEPT;
+        }
+        final long now = System.nanoTime();
+        if (rnrDeadline == Long.MAX_VALUE) {
+            final long wait = rnrWaitNanos();
+            rnrDeadline = wait == Long.MAX_VALUE ? Long.MAX_VALUE - 1 : now + wait;
+        }
+        if (rnrDeadline != Long.MAX_VALUE - 1 && now - rnrDeadline >= 0) {
+            rnrDeadline = Long.MAX_VALUE;
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER,
+                TerminateMessage.DDP_NO_BUFFER, AsyncEvent.Type.QP_REQ_ERR);
+        }
+        key.interestOpsAnd(~SelectionKey.OP_READ);
+        agent.armTimer(this);
+        return FpduReader.PAUSE;
+    }
+
+    /** How long an incoming SEND waits for a receive: min_rnr_timer × (rnr_retry + 1); rnr_retry 7 = forever. */
+    private long rnrWaitNanos() {
+        if (rnrRetry >= 7) {
+            return Long.MAX_VALUE;
+        }
+        return QueuePairAttributes.rnrTimerNanos(minRnrTimer) * (rnrRetry + 1);
+    }
+
+    volatile int rnrRetry = 7;
+    volatile int minRnrTimer = 12;
+
+    @Override
+    public long nextDeadline() {
+        if (lingerDeadline != Long.MAX_VALUE) {
+            return lingerDeadline;
+        }
+        return rnrDeadline == Long.MAX_VALUE - 1 ? Long.MAX_VALUE : rnrDeadline;
+    }
+
+    @Override
+    public int onTimer(final long now) {
+        if (lingerDeadline != Long.MAX_VALUE && now - lingerDeadline >= 0) {
+            closeChannel();
+            return 1;
+        }
+        if (reader.isPaused()) {
+            resumeReading();
+            return 1;
+        }
+        return 0;
+    }
+
+    @Override
+    void receivePosted() {
+        final IoAgent a = agent;
+        if (a != null && reader != null && reader.isPaused()) {
+            a.execute(this::resumeReading);
+        }
+    }
+
+    private void resumeReading() {
+        if (!reader.isPaused() || closed) {
+            return;
+        }
+        reader.resume();
+        if (!reader.isPaused() && key != null && key.isValid()) {
+            key.interestOpsOr(SelectionKey.OP_READ);
+            readable();
+        }
+    }
+
+    @Override
+    public int onDataEnd() {
+        switch (rxSegmentKind) {
+            case SEGMENT_WRITE -> {
+                rxWriteLength += rxSegmentLength;
+                if (rxSegmentLast) {
+                    rxInWrite = false;
+                    rxLastWriteLength = rxWriteLength;
+                }
+            }
+            case SEGMENT_READ_RESPONSE -> {
+                orq.addPlaced(rxSegmentLength);
+                if (rxSegmentLast) {
+                    final int kind = orq.headKind();
+                    final long seq = orq.headWqeSeq();
+                    final long cover = orq.headCover();
+                    orq.pop();
+                    if (kind == OutstandingReads.READ) {
+                        finish(sq.at(seq), 0);
+                    }
+                    confirmUpTo(cover);
+                    retire();
+                    drive(); // the ORQ has room again
+                }
+            }
+            case SEGMENT_SEND -> {
+                rxRecvPlaced += rxSegmentLength;
+                if (rxSegmentLast) {
+                    rxMsn[RdmapOpcode.QN_SEND]++;
+                    rxRecvActive = false;
+                    if (!rxUcDiscarding) {
+                        return completeSend();
+                    }
+                    rxUcDiscarding = false;
+                }
+            }
+            default -> {
+            }
+        }
+        return FpduReader.ACCEPT;
+    }
+
+    private int completeSend() {
+        final boolean solicited = RdmapOpcode.hasSolicitedEvent(rxSegmentOpcode);
+        int flags = 0;
+        int extra = 0;
+        if (RdmapOpcode.hasInvalidate(rxSegmentOpcode)) {
+            if (!(device.stags().lookup(rxSegmentReservedUlp) instanceof SoftMemoryWindow window)
+                || window.pd() != pd || window.boundQp() != this) {
+                completeReceive(rxRecv.wrId, WcStatus.REM_INV_REQ_ERR.code(), WcOpcode.RECV, 0, 0, 0, 0, true);
+                return terminateWithoutHeader(TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+                    TerminateMessage.RDMAP_CANNOT_INVALIDATE, AsyncEvent.Type.QP_REQ_ERR);
+            }
+            window.invalidate();
+            flags = WorkCompletions.FLAG_WITH_INV;
+            extra = rxSegmentReservedUlp;
+        } else if ((rxSegmentOpcodeFlags & FpduHeader.RDMAP_FLAG_IMMEDIATE) != 0) {
+            flags = WorkCompletions.FLAG_WITH_IMM;
+            extra = rxSegmentReservedUlp;
+        }
+        completeReceive(rxRecv.wrId, 0, WcOpcode.RECV, (int) rxRecvPlaced, extra, 0, flags, solicited);
+        return FpduReader.ACCEPT;
+    }
+
+    private int rxSegmentOpcodeFlags;
+
+    @Override
+    public int onControl(final FpduHeader header, final ByteBuffer buffer) {
+        firstFpduSeen();
+        if (header.opcode() == RdmapOpcode.TERMINATE) {
+            onTerminate(header, buffer);
+            return FpduReader.FAIL;
+        }
+        if (state == QueuePairState.ERR) {
+            return FpduReader.ACCEPT;
+        }
+        if (header.ddpVersion() != FpduHeader.DDP_VERSION || header.rdmapVersion() != FpduHeader.RDMAP_VERSION) {
+            return terminate(header, header.ddpVersion() != FpduHeader.DDP_VERSION ? TerminateMessage.LAYER_DDP : TerminateMessage.LAYER_RDMAP,
+                header.ddpVersion() != FpduHeader.DDP_VERSION ? TerminateMessage.DDP_UNTAGGED_BUFFER : TerminateMessage.RDMAP_REMOTE_OPERATION,
+                header.ddpVersion() != FpduHeader.DDP_VERSION ? TerminateMessage.DDP_UNTAGGED_INVALID_VERSION : TerminateMessage.RDMAP_INVALID_VERSION,
+                AsyncEvent.Type.QP_FATAL);
+        }
+        final int opcode = header.opcode();
+        final int queue = RdmapOpcode.queueOf(opcode);
+        if (queue < 0 || header.queueNumber() != queue) {
+            return queue < 0 ? unexpected(header) : terminate(header, TerminateMessage.LAYER_DDP,
+                TerminateMessage.DDP_UNTAGGED_BUFFER, TerminateMessage.DDP_INVALID_QN, AsyncEvent.Type.QP_FATAL);
+        }
+        if (header.msn() != rxMsn[queue]) {
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER, TerminateMessage.DDP_INVALID_MSN, AsyncEvent.Type.QP_FATAL);
+        }
+        if (type == QueuePairType.UC && opcode != RdmapOpcode.IMMEDIATE_DATA && opcode != RdmapOpcode.IMMEDIATE_DATA_WITH_SE) {
+            return unexpected(header);
+        }
+        final int verdict = switch (opcode) {
+            case RdmapOpcode.READ_REQUEST -> onReadRequest(header, buffer);
+            case RdmapOpcode.ATOMIC_REQUEST -> onAtomicRequest(header, buffer);
+            case RdmapOpcode.ATOMIC_RESPONSE -> onAtomicResponse(header, buffer);
+            case RdmapOpcode.IMMEDIATE_DATA, RdmapOpcode.IMMEDIATE_DATA_WITH_SE -> onImmediate(header, buffer);
+            default -> unexpected(header);
+        };
+        if (verdict == FpduReader.ACCEPT) {
+            rxMsn[queue]++;
+        }
+        return verdict;
+    }
+
+    private int onReadRequest(final FpduHeader header, final ByteBuffer buffer) {
+        if (irq.isFull()) {
+            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+                TerminateMessage.RDMAP_CATASTROPHIC_STREAM, AsyncEvent.Type.QP_REQ_ERR);
+        }
+        rxReadRequest.wrap(buffer, header.offset());
+        final int size = rxReadRequest.size();
+        SoftMemoryRegion source = null;
+        long sourceOffset = 0;
+        if (size != 0) {
+            final int check = remoteAccess(rxReadRequest.sourceStag(), rxReadRequest.sourceOffset(), size & 0xFFFF_FFFFL, AccessFlags.REMOTE_READ);
+            if (check != ACCESS_OK) {
+                return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION, switch (check) {
+                    case ACCESS_BOUNDS -> TerminateMessage.RDMAP_BASE_BOUNDS;
+                    case ACCESS_RIGHTS -> TerminateMessage.RDMAP_ACCESS_RIGHTS;
+                    case ACCESS_NOT_ASSOCIATED -> TerminateMessage.RDMAP_STAG_NOT_ASSOCIATED;
+                    default -> TerminateMessage.RDMAP_INVALID_STAG;
+                }, AsyncEvent.Type.QP_ACCESS_ERR);
+            }
+            source = resolvedRegion;
+            sourceOffset = resolvedOffset;
+        }
+        irq.pushRead(rxReadRequest.sinkStag(), rxReadRequest.sinkOffset(), source, sourceOffset, size & 0xFFFF_FFFFL);
+        drive();
+        return FpduReader.ACCEPT;
+    }
+
+    private int onAtomicRequest(final FpduHeader header, final ByteBuffer buffer) {
+        if (irq.isFull()) {
+            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+                TerminateMessage.RDMAP_CATASTROPHIC_STREAM, AsyncEvent.Type.QP_REQ_ERR);
+        }
+        rxAtomic.wrap(buffer, header.offset());
+        final long to = rxAtomic.remoteOffset();
+        int check = remoteAccess(rxAtomic.remoteStag(), to, 8, AccessFlags.REMOTE_ATOMIC);
+        if (check == ACCESS_OK && (to & 7) != 0) {
+            check = ACCESS_BOUNDS;
+        }
+        if (check != ACCESS_OK) {
+            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION, switch (check) {
+                case ACCESS_BOUNDS -> TerminateMessage.RDMAP_BASE_BOUNDS;
+                case ACCESS_RIGHTS -> TerminateMessage.RDMAP_ACCESS_RIGHTS;
+                case ACCESS_NOT_ASSOCIATED -> TerminateMessage.RDMAP_STAG_NOT_ASSOCIATED;
+                default -> TerminateMessage.RDMAP_INVALID_STAG;
+            }, AsyncEvent.Type.QP_ACCESS_ERR);
+        }
+        final MemorySegment memory = resolvedRegion.segment();
+        final long original;
+        if (rxAtomic.atomicOpcode() == AtomicMessage.COMPARE_SWAP) {
+            original = (long) ATOMIC_LONG.compareAndExchange(memory, resolvedOffset, rxAtomic.compareData(), rxAtomic.addOrSwapData());
+        } else if (rxAtomic.atomicOpcode() == AtomicMessage.FETCH_ADD) {
+            original = (long) ATOMIC_LONG.getAndAdd(memory, resolvedOffset, rxAtomic.addOrSwapData());
+        } else {
+            return unexpected(header);
+        }
+        irq.pushAtomic(rxAtomic.requestId(), original);
+        drive();
+        return FpduReader.ACCEPT;
+    }
+
+    private int onAtomicResponse(final FpduHeader header, final ByteBuffer buffer) {
+        rxAtomic.wrap(buffer, header.offset());
+        if (orq.isEmpty() || orq.headKind() != OutstandingReads.ATOMIC || orq.headRequestId() != rxAtomic.responseRequestId()) {
+            return unexpected(header);
+        }
+        final SendWqe wqe = sq.at(orq.headWqeSeq());
+        final SoftMemoryRegion region = localAccess.region(wqe.lkeys[0], wqe.addresses[0], 8, true);
+        final long cover = orq.headCover();
+        orq.pop();
+        if (region == null) {
+            finish(wqe, WcStatus.LOC_PROT_ERR.code());
+        } else {
+            region.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, wqe.addresses[0] - region.address(), rxAtomic.responseValue());
+            finish(wqe, 0);
+        }
+        confirmUpTo(cover);
+        retire();
+        if (region == null) {
+            enterError();
+            return FpduReader.FAIL;
+        }
+        drive();
+        return FpduReader.ACCEPT;
+    }
+
+    /** RFC 7306 Immediate Data: completes a receive as RECV_RDMA_WITH_IMM for the RDMA WRITE before it. */
+    private int onImmediate(final FpduHeader header, final ByteBuffer buffer) {
+        if (!takeReceive(rxRecv)) {
+            if (type == QueuePairType.UC) {
+                return FpduReader.ACCEPT;
+            }
+            final int verdict = takeReceiveOrWait(header);
+            if (verdict != FpduReader.ACCEPT) {
+                return verdict;
+            }
+        }
+        rnrDeadline = Long.MAX_VALUE;
+        rxRecvActive = false;
+        rxAtomic.wrap(buffer, header.offset());
+        completeReceive(rxRecv.wrId, 0, WcOpcode.RECV_RDMA_WITH_IMM, (int) rxLastWriteLength, rxAtomic.immediate(), 0,
+            WorkCompletions.FLAG_WITH_IMM, header.opcode() == RdmapOpcode.IMMEDIATE_DATA_WITH_SE);
+        return FpduReader.ACCEPT;
+    }
+
+    /** Checks a remote access to {@code [to, to + length)} under {@code stag}; sets the resolved region and offset. */
+    private int remoteAccess(final int stag, final long to, final long length, final int right) {
+        final Object entry = device.stags().lookup(stag);
+        final SoftMemoryRegion region;
+        if (entry instanceof SoftMemoryRegion mr) {
+            if (!mr.isValid()) {
+                return ACCESS_INVALID_STAG;
+            }
+            if (mr.pd() != pd) {
+                return ACCESS_NOT_ASSOCIATED;
+            }
+            if ((mr.access() & right) == 0) {
+                return ACCESS_RIGHTS;
+            }
+            if (!mr.contains(to, length)) {
+                return ACCESS_BOUNDS;
+            }
+            region = mr;
+        } else if (entry instanceof SoftMemoryWindow mw) {
+            if (!mw.isBound() || !mw.region().isValid()) {
+                return ACCESS_INVALID_STAG;
+            }
+            if (mw.pd() != pd || mw.boundQp() != this) {
+                return ACCESS_NOT_ASSOCIATED;
+            }
+            if ((mw.access() & right) == 0) {
+                return ACCESS_RIGHTS;
+            }
+            if (!mw.contains(to, length)) {
+                return ACCESS_BOUNDS;
+            }
+            region = mw.region();
+        } else {
+            return ACCESS_INVALID_STAG;
+        }
+        if ((responderAccess & right) == 0) {
+            return ACCESS_RIGHTS;
+        }
+        resolvedRegion = region;
+        resolvedOffset = to - region.address();
+        return ACCESS_OK;
+    }
+
+    @Override
+    public void onStreamError(final int layer, final int errorType, final int errorCode, final String reason) {
+        LOG.log(System.Logger.Level.DEBUG, "QP {0}: stream error: {1}", qpn, reason);
+        terminateWithoutHeader(layer, errorType, errorCode, AsyncEvent.Type.QP_FATAL);
+    }
+
+    // ============================================================================================== terminate
+
+    /** Sends a Terminate naming the message at {@code header}, raises {@code event} and moves the QP to ERR. */
+    private int terminate(final FpduHeader header, final int layer, final int errorType, final int errorCode, final AsyncEvent.Type event) {
+        if (type == QueuePairType.UC) {
+            fatal(event, "UC stream error " + layer + "/" + errorType + "/" + errorCode);
+            return FpduReader.FAIL;
+        }
+        final int attached = header.headerLength() - Fpdu.LENGTH_SIZE
+            + (header.opcode() == RdmapOpcode.READ_REQUEST && !header.isTagged() ? ReadRequest.HEADER_LENGTH : 0);
+        buildTerminate(layer, errorType, errorCode, header, attached);
+        fatal(event, "terminate " + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode));
+        return FpduReader.FAIL;
+    }
+
+    private int terminateWithoutHeader(final int layer, final int errorType, final int errorCode, final AsyncEvent.Type event) {
+        if (type == QueuePairType.UC) {
+            fatal(event, "UC stream error");
+            return FpduReader.FAIL;
+        }
+        buildTerminate(layer, errorType, errorCode, null, 0);
+        fatal(event, "terminate " + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode));
+        return FpduReader.FAIL;
+    }
+
+    private void buildTerminate(final int layer, final int errorType, final int errorCode, final FpduHeader header, final int attached) {
+        if (terminatePending || state == QueuePairState.ERR) {
+            return;
+        }
+        final ByteBuffer t = terminateFpdu.clear();
+        final int extra = header == null ? 0 : 2 + attached;
+        final int ulpdu = FpduHeader.DDP_UNTAGGED_HEADER + TerminateMessage.BASE_LENGTH + extra;
+        for (int i = 0; i < Fpdu.totalLength(ulpdu); i++) {
+            t.put(i, (byte) 0);
+        }
+        terminatedHeader.wrap(t, 0).ulpduLength(ulpdu).control(RdmapOpcode.TERMINATE, true, 0)
+            .untagged(0, RdmapOpcode.QN_TERMINATE, 1, 0);
+        int hdrct = 0;
+        txTerminate.wrap(t, 0);
+        if (header != null) {
+            hdrct = TerminateMessage.HDRCT_M | TerminateMessage.HDRCT_D | (attached > header.headerLength() - Fpdu.LENGTH_SIZE ? TerminateMessage.HDRCT_R : 0);
+            txTerminate.attach(header.ulpduLength(), header.buffer(), header.offset() + Fpdu.LENGTH_SIZE, attached);
+        }
+        txTerminate.control(layer, errorType, errorCode, hdrct);
+        final int pad = Fpdu.padLength(ulpdu);
+        final int crcAt = Fpdu.LENGTH_SIZE + ulpdu + pad;
+        int value = 0;
+        if (writer.crcEnabled()) {
+            terminateCrc.reset();
+            t.limit(crcAt).position(0);
+            terminateCrc.update(t);
+            value = (int) terminateCrc.getValue();
+        }
+        t.clear();
+        Fpdu.putCrc(t, crcAt, value);
+        t.limit(crcAt + Fpdu.CRC_SIZE).position(0);
+        terminatePending = true;
+    }
+
+
+    /** A Terminate from the peer: completes the failing request with the mapped status and moves to ERR. */
+    private void onTerminate(final FpduHeader header, final ByteBuffer buffer) {
+        rxTerminate.wrap(buffer, header.offset());
+        final int status = terminateStatus(rxTerminate.layer(), rxTerminate.errorType(), rxTerminate.errorCode());
+        LOG.log(System.Logger.Level.DEBUG, "QP {0}: peer terminated {1}/{2}/0x{3}", qpn, rxTerminate.layer(),
+            rxTerminate.errorType(), Integer.toHexString(rxTerminate.errorCode()));
+        long failing = -1;
+        if (rxTerminate.hasDdpHeader()) {
+            failing = findTerminated(buffer, rxTerminate.terminatedFpduOffset());
+        }
+        final long end = txSeq;
+        if (failing < 0) {
+            failing = confirmedEnd < end ? confirmedEnd : -1;
+            while (failing >= 0 && failing < end && sq.at(failing).state == SendWqe.DONE) {
+                failing++;
+            }
+            if (failing >= end) {
+                failing = -1;
+            }
+        }
+        if (failing >= 0) {
+            confirmUpTo(failing);
+            finish(sq.at(failing), status);
+            retire();
+        }
+        if (state != QueuePairState.ERR) {
+            terminatePending = false;
+            enterError();
+        }
+    }
+
+    /** The send queue sequence of the message a Terminate's attached header describes, or -1. */
+    private long findTerminated(final ByteBuffer buffer, final int fpduOffset) {
+        terminatedHeader.wrap(buffer, fpduOffset);
+        final boolean tagged = terminatedHeader.isTagged();
+        for (long seq = confirmedEnd; seq < txSeq; seq++) {
+            final SendWqe wqe = sq.at(seq);
+            if (wqe.state == SendWqe.DONE) {
+                continue;
+            }
+            if (tagged) {
+                if ((wqe.opcode == SendOpcode.RDMA_WRITE || wqe.opcode == SendOpcode.RDMA_WRITE_WITH_IMM)
+                    && wqe.rkey == terminatedHeader.stag()) {
+                    final long to = terminatedHeader.taggedOffset();
+                    if (to - wqe.remoteAddress >= 0 && to - wqe.remoteAddress <= wqe.totalLength) {
+                        return seq;
+                    }
+                }
+            } else if (wqe.queueNumber == terminatedHeader.queueNumber() && wqe.msn == terminatedHeader.msn()
+                && wqe.state != SendWqe.POSTED) {
+                return seq;
+            }
+        }
+        return -1;
+    }
+
+    /** Maps a Terminate's layer/type/code to the requester's completion status (InfiniBand meaning). */
+    static int terminateStatus(final int layer, final int errorType, final int errorCode) {
+        if (layer == TerminateMessage.LAYER_RDMAP) {
+            if (errorType == TerminateMessage.RDMAP_REMOTE_PROTECTION) {
+                return WcStatus.REM_ACCESS_ERR.code();
+            }
+            return errorType == TerminateMessage.RDMAP_REMOTE_OPERATION ? WcStatus.REM_INV_REQ_ERR.code() : WcStatus.REM_OP_ERR.code();
+        }
+        if (layer == TerminateMessage.LAYER_DDP) {
+            if (errorType == TerminateMessage.DDP_TAGGED_BUFFER) {
+                return WcStatus.REM_ACCESS_ERR.code();
+            }
+            if (errorType == TerminateMessage.DDP_UNTAGGED_BUFFER) {
+                return errorCode == TerminateMessage.DDP_NO_BUFFER ? WcStatus.RNR_RETRY_EXC_ERR.code() : WcStatus.REM_INV_REQ_ERR.code();
+            }
+            return WcStatus.REM_OP_ERR.code();
+        }
+        return WcStatus.WR_FLUSH_ERR.code();
+    }
+
+    /** Everything before {@code end} that was transmitted has been processed by the peer: it completes. */
+    private void confirmUpTo(final long end) {
+        for (long seq = Math.max(confirmedEnd, sq.head()); seq < end; seq++) {
+            final SendWqe wqe = sq.at(seq);
+            if (wqe.state != SendWqe.DONE && !wqe.opcode.needsResponse()) {
+                finish(wqe, 0);
+            }
+        }
+        confirmedEnd = Math.max(confirmedEnd, end);
+    }
+
+    // =================================================================================================== close
+
+    @Override
+    void errorEntered() {
+        if (channel != null) {
+            drive();
+        }
+    }
+
+    /** On ERR: after a pending Terminate, close our half and drain the peer's bytes until it closes (or a timeout). */
+    private void finishOutput() throws IOException {
+        if (terminatePending) {
+            channel.write(terminateFpdu);
+            if (terminateFpdu.hasRemaining()) {
+                armWrite();
+                return;
+            }
+            terminatePending = false;
+        }
+        if (!outputShut) {
+            outputShut = true;
+            try {
+                channel.shutdownOutput();
+            } catch (final IOException ignored) {
+                // already gone
+            }
+            agent.execute(this::startLinger);
+        }
+    }
+
+    private void startLinger() {
+        if (closed) {
+            return;
+        }
+        lingerDeadline = System.nanoTime() + LINGER_NANOS;
+        agent.armTimer(this);
+        if (key != null && key.isValid()) {
+            key.interestOps(SelectionKey.OP_READ);
+        }
+        drainLinger();
+    }
+
+    private final ByteBuffer lingerBuffer = ByteBuffer.allocateDirect(4096);
+
+    private int drainLinger() {
+        try {
+            int n;
+            do {
+                n = channel.read(lingerBuffer.clear());
+            } while (n > 0);
+            if (n < 0) {
+                closeChannel();
+            }
+        } catch (final IOException e) {
+            closeChannel();
+        }
+        return 1;
+    }
+
+    /** The peer closed or the socket failed. */
+    private void connectionLost(final String reason) {
+        LOG.log(System.Logger.Level.DEBUG, "QP {0}: connection lost: {1}", qpn, reason);
+        terminatePending = false;
+        enterError();
+        agent.execute(this::closeChannel);
+    }
+
+    /** Disconnects (rdma_disconnect): the QP moves to ERR and the peer sees the connection close. */
+    void disconnect() {
+        enterError();
+    }
+
+    private void closeChannel() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        lingerDeadline = Long.MAX_VALUE;
+        try {
+            channel.close();
+        } catch (final IOException ignored) {
+            // closing anyway
+        }
+        orq.clear();
+        irq.clear();
+        final Runnable callback = onClosed;
+        if (callback != null) {
+            callback.run();
+        }
+    }
+
+    @Override
+    void resetTransport() {
+        if (channel != null) {
+            throw new VerbsException(VerbsException.EINVAL, "a connected soft QP cannot be reset; create a new one");
+        }
+    }
+
+    @Override
+    void closeTransport() {
+        if (channel != null && !closed) {
+            agent.execute(this::closeChannel);
+        }
+    }
+
+    /** Applies connection parameters that an iWARP QP takes from the connection manager. */
+    void connectionParameters(final int rnrRetryCount) {
+        this.rnrRetry = rnrRetryCount;
+    }
+
+    @Override
+    public void modify(final QueuePairAttributes attributes) {
+        if (attributes.has(QueuePairAttributes.RNR_RETRY)) {
+            rnrRetry = attributes.rnrRetry();
+        }
+        if (attributes.has(QueuePairAttributes.MIN_RNR_TIMER)) {
+            minRnrTimer = attributes.minRnrTimer();
+        }
+        super.modify(attributes);
+    }
+}

@@ -1,0 +1,272 @@
+package org.rdmablock.verbs.soft;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.ConnectionRejectedException;
+import org.rdmablock.verbs.DeviceContext;
+import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.QueuePair;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairState;
+import org.rdmablock.verbs.VerbsException;
+
+/** One end of a soft connection: a TCP connection, its MPA negotiation and the QP it carries. */
+final class SoftConnectionId implements ConnectionId {
+    private static final System.Logger LOG = System.getLogger(SoftConnectionId.class.getName());
+
+    private final SoftContext context;
+    private final InetSocketAddress remote;
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private final List<Consumer<ConnectionId>> disconnectHandlers = new ArrayList<>();
+    private volatile State state;
+    private volatile SocketChannel channel;
+    private volatile SoftConnectedQueuePair qp;
+    private volatile byte[] peerPrivateData = new byte[0];
+    private volatile InetSocketAddress local;
+    private MpaNegotiation.Frame request;
+
+    /** Active side, after resolution. */
+    SoftConnectionId(final SoftContext context, final InetSocketAddress remote) {
+        this.context = context;
+        this.remote = remote;
+        this.state = State.RESOLVED;
+    }
+
+    /** Passive side: a negotiated-so-far request on {@code accepted}. */
+    SoftConnectionId(final SoftContext context, final SocketChannel accepted, final MpaNegotiation.Frame request) throws IOException {
+        this.context = context;
+        this.channel = accepted;
+        this.remote = (InetSocketAddress) accepted.getRemoteAddress();
+        this.local = (InetSocketAddress) accepted.getLocalAddress();
+        this.request = request;
+        this.peerPrivateData = request.privateData();
+        this.state = State.REQUESTED;
+    }
+
+    @Override
+    public DeviceContext context() {
+        return context;
+    }
+
+    @Override
+    public State state() {
+        return state;
+    }
+
+    @Override
+    public QueuePair createQueuePair(final ProtectionDomain pd, final QueuePairInitAttributes attributes) {
+        if (pd.context() != context) {
+            throw new VerbsException(VerbsException.EINVAL, "the PD must come from this connection's device context (ConnectionId.context())");
+        }
+        if (!attributes.type().isConnected()) {
+            throw new VerbsException(VerbsException.EINVAL, "a connection carries an RC or UC QP, not " + attributes.type());
+        }
+        if (qp != null) {
+            throw new VerbsException(VerbsException.EBUSY, "this connection already has a QP");
+        }
+        final SoftConnectedQueuePair created = (SoftConnectedQueuePair) pd.createQueuePair(attributes);
+        created.modify(QueuePairState.INIT);
+        qp = created;
+        return created;
+    }
+
+    @Override
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    private SoftConnectedQueuePair requireQp() {
+        final SoftConnectedQueuePair current = qp;
+        if (current == null) {
+            throw new VerbsException(VerbsException.EINVAL, "create the QP (createQueuePair) before connecting");
+        }
+        return current;
+    }
+
+    @Override
+    public void connect(final ConnectionParameters parameters, final Duration timeout) {
+        if (state != State.RESOLVED) {
+            throw new VerbsException(VerbsException.EINVAL, "connect needs a resolved id, this one is " + state);
+        }
+        final SoftConnectedQueuePair connecting = requireQp();
+        final byte[] data = parameters.privateData();
+        MpaNegotiation.checkPrivateData(data);
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open();
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ch.socket().connect(remote, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+            local = (InetSocketAddress) ch.getLocalAddress();
+            final int ird = clamp(parameters.responderResources(), SoftDevice.MAX_IRD);
+            final int ord = clamp(parameters.initiatorDepth(), SoftDevice.MAX_ORD);
+            MpaNegotiation.sendRequest(ch, ird, ord, data);
+            final MpaNegotiation.Frame reply = MpaNegotiation.read(ch, org.rdmablock.verbs.soft.wire.MpaFrame.REPLY_KEY, timeout);
+            peerPrivateData = reply.privateData();
+            if (reply.rejected()) {
+                state = State.REJECTED;
+                ch.close();
+                throw new ConnectionRejectedException("connection to " + remote + " rejected by the peer", reply.privateData());
+            }
+            final boolean crc = reply.crc() || MpaNegotiation.CRC_REQUESTED && reply.crc();
+            final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & org.rdmablock.verbs.soft.wire.MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
+            channel = ch;
+            connecting.connectionParameters(parameters.rnrRetryCount());
+            connecting.attach(ch, crc, ird, Math.min(ord, Math.max(1, reply.ird())), rtr, false, this::ended);
+            state = State.CONNECTED;
+        } catch (final IOException e) {
+            closeQuietly(ch);
+            throw new VerbsException(e instanceof java.net.ConnectException ? VerbsException.ECONNREFUSED : VerbsException.EIO,
+                "connect to " + remote + " failed: " + e.getMessage(), e);
+        } catch (final VerbsException e) {
+            if (!(e instanceof ConnectionRejectedException)) {
+                closeQuietly(ch);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void accept(final ConnectionParameters parameters) {
+        if (state != State.REQUESTED) {
+            throw new VerbsException(VerbsException.EINVAL, "accept needs a connection request, this id is " + state);
+        }
+        final SoftConnectedQueuePair accepting = requireQp();
+        final byte[] data = parameters.privateData();
+        MpaNegotiation.checkPrivateData(data);
+        final int ird = clamp(Math.max(parameters.responderResources(), request.ord()), SoftDevice.MAX_IRD);
+        final int ord = clamp(Math.min(parameters.initiatorDepth(), Math.max(1, request.ird())), SoftDevice.MAX_ORD);
+        final boolean crc = request.crc() || MpaNegotiation.CRC_REQUESTED;
+        try {
+            MpaNegotiation.sendReply(channel, request, false, crc, ird, ord, data);
+            accepting.connectionParameters(parameters.rnrRetryCount());
+            accepting.attach(channel, crc, ird, ord, false, request.peerToPeer(), this::ended);
+            state = State.CONNECTED;
+        } catch (final IOException e) {
+            closeQuietly(channel);
+            state = State.DISCONNECTED;
+            throw new VerbsException(VerbsException.EIO, "accept of " + remote + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void reject(final byte[] privateData) {
+        if (state != State.REQUESTED) {
+            throw new VerbsException(VerbsException.EINVAL, "reject needs a connection request, this id is " + state);
+        }
+        MpaNegotiation.checkPrivateData(privateData);
+        try {
+            MpaNegotiation.sendReply(channel, request, true, false, 0, 0, privateData);
+        } catch (final IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "reject of {0} not delivered: {1}", remote, e.getMessage());
+        } finally {
+            closeQuietly(channel);
+            state = State.REJECTED;
+        }
+    }
+
+    @Override
+    public byte[] privateData() {
+        return peerPrivateData.clone();
+    }
+
+    @Override
+    public void disconnect() {
+        final SoftConnectedQueuePair current = qp;
+        if (current != null && state == State.CONNECTED) {
+            current.disconnect();
+        }
+    }
+
+    /** The QP's connection closed, by either side. */
+    private void ended() {
+        final List<Consumer<ConnectionId>> handlers;
+        synchronized (disconnectHandlers) {
+            if (state == State.DISCONNECTED) {
+                return;
+            }
+            state = State.DISCONNECTED;
+            handlers = List.copyOf(disconnectHandlers);
+        }
+        ended.countDown();
+        for (final Consumer<ConnectionId> handler : handlers) {
+            try {
+                handler.accept(this);
+            } catch (final RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "disconnect handler failed", e);
+            }
+        }
+    }
+
+    @Override
+    public void onDisconnect(final Consumer<ConnectionId> handler) {
+        synchronized (disconnectHandlers) {
+            if (state != State.DISCONNECTED) {
+                disconnectHandlers.add(handler);
+                return;
+            }
+        }
+        handler.accept(this);
+    }
+
+    @Override
+    public boolean awaitDisconnect(final Duration timeout) throws InterruptedException {
+        return ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public void close() {
+        if (state == State.REQUESTED) {
+            reject(new byte[0]);
+        }
+        disconnect();
+        final SoftConnectedQueuePair current = qp;
+        if (current != null) {
+            current.close();
+        } else {
+            closeQuietly(channel);
+        }
+        if (state != State.DISCONNECTED && state != State.REJECTED) {
+            ended();
+        }
+    }
+
+    private static int clamp(final int value, final int max) {
+        return Math.max(1, Math.min(value, max));
+    }
+
+    private static void closeQuietly(final SocketChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (final IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "connection " + local + " -> " + remote + " (" + state + ")";
+    }
+}

@@ -1,0 +1,77 @@
+package org.rdmablock.verbs.soft;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.rdmablock.verbs.ConnectionManager;
+import org.rdmablock.verbs.PortAttributes;
+import org.rdmablock.verbs.RdmaDevice;
+import org.rdmablock.verbs.VerbsProvider;
+
+/**
+ * The {@code soft} verbs provider: RDMA in software over TCP with the iWARP wire format, for hosts without an
+ * RDMA NIC. Each instance is one device ({@code soft0}, {@code soft1}, ...) with its own STags, QP numbers and I/O
+ * threads. Settings (system properties): {@code rdmablock.soft.address} the address UD traffic binds to
+ * (default 127.0.0.1), {@code rdmablock.soft.crc} whether to ask for MPA CRC (default true),
+ * {@code rdmablock.soft.agents} I/O threads per device.
+ */
+public final class SoftProvider implements VerbsProvider {
+    private static final AtomicInteger DEVICES = new AtomicInteger();
+
+    private final SoftDevice device;
+    private final SoftConnectionManager connectionManager;
+
+    /** A provider with a new device, bound to the configured (default loopback) address for UD. */
+    public SoftProvider() {
+        this(defaultAddress());
+    }
+
+    /** A provider with a new device whose UD traffic binds to {@code address}. */
+    public SoftProvider(final InetAddress address) {
+        device = new SoftDevice("soft" + DEVICES.getAndIncrement(), address);
+        connectionManager = new SoftConnectionManager(device);
+    }
+
+    private static InetAddress defaultAddress() {
+        try {
+            return InetAddress.getByName(System.getProperty("rdmablock.soft.address", "127.0.0.1"));
+        } catch (final UnknownHostException e) {
+            throw new IllegalArgumentException("bad rdmablock.soft.address", e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "soft";
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return true;
+    }
+
+    @Override
+    public List<RdmaDevice> devices() {
+        return List.of(device);
+    }
+
+    @Override
+    public ConnectionManager connectionManager() {
+        return connectionManager;
+    }
+
+    /**
+     * Changes the state of the device's port as a link event would, raising PORT_ERR or PORT_ACTIVE on every open
+     * context: the soft link is a software fiction, and this is how tests and tools exercise port events.
+     */
+    public void setPortState(final PortAttributes.State state) {
+        device.setPortState(state);
+    }
+
+    @Override
+    public void close() {
+        device.close();
+    }
+}

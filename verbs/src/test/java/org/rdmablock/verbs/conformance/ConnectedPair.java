@@ -1,0 +1,108 @@
+package org.rdmablock.verbs.conformance;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.ConnectionListener;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.QueuePair;
+import org.rdmablock.verbs.QueuePairCapabilities;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairType;
+
+/** Two hosts with a connected QP between them, set up through the connection manager. */
+final class ConnectedPair implements AutoCloseable {
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    final Host client;
+    final Host server;
+    final CompletionQueue clientCq;
+    final CompletionQueue serverCq;
+    final ConnectionId clientId;
+    final ConnectionId serverId;
+    final QueuePair clientQp;
+    final QueuePair serverQp;
+    final byte[] acceptData;
+    private final ConnectionListener listener;
+
+    /** Everything needed to set up one side's QP. */
+    record Side(QueuePairType type, QueuePairCapabilities caps, ConnectionParameters parameters, Consumer<QueuePair> beforeConnect) {
+        static Side of(final QueuePairType type) {
+            return new Side(type, QueuePairCapabilities.DEFAULT, ConnectionParameters.of(new byte[0]), qp -> { });
+        }
+
+        Side withParameters(final ConnectionParameters p) {
+            return new Side(type, caps, p, beforeConnect);
+        }
+
+        Side withCaps(final QueuePairCapabilities c) {
+            return new Side(type, c, parameters, beforeConnect);
+        }
+
+        Side beforeConnect(final Consumer<QueuePair> action) {
+            return new Side(type, caps, parameters, action);
+        }
+    }
+
+    ConnectedPair(final ProviderFixture fixture, final QueuePairType type) throws Exception {
+        this(fixture, Side.of(type), Side.of(type));
+    }
+
+    ConnectedPair(final ProviderFixture fixture, final Side clientSide, final Side serverSide) throws Exception {
+        client = new Host(fixture);
+        server = new Host(fixture);
+        clientCq = client.cq(1024);
+        serverCq = server.cq(1024);
+        listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 16);
+        clientId = client.provider.connectionManager().resolve(listener.localAddress(), TIMEOUT);
+        clientQp = clientId.createQueuePair(client.pd, new QueuePairInitAttributes(clientSide.type(), clientCq, clientCq,
+            null, clientSide.caps(), false));
+        clientSide.beforeConnect().accept(clientQp);
+        final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> clientId.connect(clientSide.parameters(), TIMEOUT));
+        serverId = listener.nextRequest(TIMEOUT);
+        if (serverId == null) {
+            throw new TimeoutException("no connection request within " + TIMEOUT + ": " + failureOf(connected));
+        }
+        serverQp = serverId.createQueuePair(server.pd, new QueuePairInitAttributes(serverSide.type(), serverCq, serverCq,
+            null, serverSide.caps(), false));
+        serverSide.beforeConnect().accept(serverQp);
+        serverId.accept(serverSide.parameters());
+        connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        acceptData = clientId.privateData();
+    }
+
+    private static String failureOf(final CompletableFuture<Void> future) {
+        try {
+            future.get(1, TimeUnit.SECONDS);
+            return "connect returned";
+        } catch (final ExecutionException e) {
+            return String.valueOf(e.getCause());
+        } catch (final Exception e) {
+            return "connect still running";
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            clientId.close();
+        } catch (final RuntimeException ignored) {
+            // best effort
+        }
+        try {
+            serverId.close();
+        } catch (final RuntimeException ignored) {
+            // best effort
+        }
+        listener.close();
+        client.close();
+        server.close();
+    }
+}

@@ -1,0 +1,327 @@
+package org.rdmablock.verbs.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.QueuePairCapabilities;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.ReceiveWorkRequest;
+import org.rdmablock.verbs.SendFlags;
+import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.SendWorkRequest;
+import org.rdmablock.verbs.WcOpcode;
+import org.rdmablock.verbs.WcStatus;
+import org.rdmablock.verbs.WorkCompletions;
+import org.rdmablock.verbs.conformance.Completions.Wc;
+
+/** Every operation on every transport, with immediate data and atomics: data arrives intact and completes right. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DataTransferConformanceTest {
+    static final int ALL = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC;
+
+    static MemorySegment pattern(final Host host, final int size, final long seed) {
+        final MemorySegment memory = host.allocate(size);
+        final byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        MemorySegment.copy(bytes, 0, memory, ValueLayout.JAVA_BYTE, 0, size);
+        return memory;
+    }
+
+    static byte[] bytes(final MemorySegment memory, final long offset, final int length) {
+        return memory.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    static void postReceive(final org.rdmablock.verbs.QueuePair qp, final MemoryRegion mr, final long offset, final int length, final long wrId) {
+        final ReceiveWorkRequest wr = new ReceiveWorkRequest().wrId(wrId);
+        wr.sgl().add(mr, offset, length);
+        qp.postReceive(wr);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#connectedTransports")
+    void sendArrivesInReceiveBufferAndBothSidesComplete(final ProviderFixture fixture, final QueuePairType type) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, type)) {
+            final MemoryRegion source = pair.client.register(pattern(pair.client, 4096, 1), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion sink = pair.server.register(8192, AccessFlags.LOCAL_WRITE);
+            postReceive(pair.serverQp, sink, 0, 8192, 77);
+            final SendWorkRequest send = new SendWorkRequest().wrId(5).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+            send.sgl().add(source, 0, 4096);
+            pair.clientQp.postSend(send);
+
+            final Wc received = Completions.awaitOne(pair.serverCq);
+            assertEquals(WcStatus.SUCCESS, received.status());
+            assertEquals(WcOpcode.RECV, received.opcode());
+            assertEquals(77, received.wrId());
+            assertEquals(4096, received.byteLength());
+            assertEquals(pair.serverQp.qpNum(), received.qpNum());
+            assertArrayEquals(bytes(source.segment(), 0, 4096), bytes(sink.segment(), 0, 4096));
+            final Wc sent = Completions.awaitOne(pair.clientCq);
+            assertEquals(WcStatus.SUCCESS, sent.status());
+            assertEquals(WcOpcode.SEND, sent.opcode());
+            assertEquals(5, sent.wrId());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void largeSendIsSegmentedAndScatteredAcrossReceiveElements(final ProviderFixture fixture) throws Exception {
+        final int size = 300_000;
+        final QueuePairCapabilities caps = new QueuePairCapabilities(16, 16, 4, 4, 64);
+        try (ConnectedPair pair = new ConnectedPair(fixture, ConnectedPair.Side.of(QueuePairType.RC).withCaps(caps),
+            ConnectedPair.Side.of(QueuePairType.RC).withCaps(caps))) {
+            final MemoryRegion a = pair.client.register(pattern(pair.client, size / 2, 2), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion b = pair.client.register(pattern(pair.client, size / 2, 3), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion sink = pair.server.register(400_000, AccessFlags.LOCAL_WRITE);
+            final ReceiveWorkRequest recv = new ReceiveWorkRequest(3).wrId(1);
+            recv.sgl().add(sink, 0, 1000).add(sink, 5000, 100_000).add(sink, 200_000, size - 101_000);
+            pair.serverQp.postReceive(recv);
+            final SendWorkRequest send = new SendWorkRequest(2).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+            send.sgl().add(a, 0, size / 2).add(b, 0, size / 2);
+            pair.clientQp.postSend(send);
+
+            final Wc received = Completions.awaitOne(pair.serverCq);
+            assertEquals(WcStatus.SUCCESS, received.status());
+            assertEquals(size, received.byteLength());
+            final byte[] expected = new byte[size];
+            System.arraycopy(bytes(a.segment(), 0, size / 2), 0, expected, 0, size / 2);
+            System.arraycopy(bytes(b.segment(), 0, size / 2), 0, expected, size / 2, size / 2);
+            final byte[] actual = new byte[size];
+            System.arraycopy(bytes(sink.segment(), 0, 1000), 0, actual, 0, 1000);
+            System.arraycopy(bytes(sink.segment(), 5000, 100_000), 0, actual, 1000, 100_000);
+            System.arraycopy(bytes(sink.segment(), 200_000, size - 101_000), 0, actual, 101_000, size - 101_000);
+            assertArrayEquals(expected, actual);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#connectedTransports")
+    void sendWithImmediateAndInlineData(final ProviderFixture fixture, final QueuePairType type) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, type)) {
+            final MemoryRegion source = pair.client.register(pattern(pair.client, 64, 4), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion sink = pair.server.register(256, AccessFlags.LOCAL_WRITE);
+            postReceive(pair.serverQp, sink, 0, 128, 1);
+            postReceive(pair.serverQp, sink, 128, 128, 2);
+            final SendWorkRequest send = new SendWorkRequest().opcode(SendOpcode.SEND_WITH_IMM).immediateData(0xCAFE_F00D)
+                .flags(SendFlags.SIGNALED | SendFlags.INLINE);
+            send.sgl().add(source, 0, 64);
+            pair.clientQp.postSend(send);
+            source.segment().fill((byte) 0); // inline data was copied at post time
+            pair.clientQp.postSend(new SendWorkRequest().opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED)); // zero-length
+
+            final List<Wc> received = Completions.await(pair.serverCq, 2, ConnectedPair.TIMEOUT);
+            assertTrue(received.get(0).hasImmediate());
+            assertEquals(0xCAFE_F00D, received.get(0).immediate());
+            assertEquals(64, received.get(0).byteLength());
+            assertArrayEquals(bytes(pattern(pair.client, 64, 4), 0, 64), bytes(sink.segment(), 0, 64));
+            assertEquals(0, received.get(1).byteLength());
+            assertTrue(!received.get(1).hasImmediate());
+            assertEquals(2, Completions.await(pair.clientCq, 2, ConnectedPair.TIMEOUT).size());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#connectedTransports")
+    void rdmaWritePlacesDataWithoutReceiverAction(final ProviderFixture fixture, final QueuePairType type) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, type)) {
+            final int size = 1 << 20;
+            final MemoryRegion source = pair.client.register(pattern(pair.client, size, 5), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion target = pair.server.register(size + 4096, ALL);
+            final SendWorkRequest write = new SendWorkRequest().wrId(9).opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(target.address() + 4096, target.rkey());
+            write.sgl().add(source, 0, size);
+            pair.clientQp.postSend(write);
+            final Wc done = Completions.awaitOne(pair.clientCq);
+            assertEquals(WcStatus.SUCCESS, done.status());
+            assertEquals(WcOpcode.RDMA_WRITE, done.opcode());
+            if (type == QueuePairType.UC) {
+                awaitContent(target.segment(), 4096, bytes(source.segment(), 0, size));
+            }
+            assertArrayEquals(bytes(source.segment(), 0, size), bytes(target.segment(), 4096, size));
+            assertEquals(0, Completions.drain(pair.serverCq, java.time.Duration.ofMillis(50)).size(), "a WRITE consumes no receive");
+        }
+    }
+
+    static void awaitContent(final MemorySegment memory, final long offset, final byte[] expected) throws InterruptedException {
+        final long deadline = System.nanoTime() + ConnectedPair.TIMEOUT.toNanos();
+        while (!java.util.Arrays.equals(expected, bytes(memory, offset, expected.length)) && System.nanoTime() < deadline) {
+            Thread.sleep(2);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#connectedTransports")
+    void rdmaWriteWithImmediateConsumesAReceive(final ProviderFixture fixture, final QueuePairType type) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, type)) {
+            final MemoryRegion source = pair.client.register(pattern(pair.client, 20_000, 6), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion target = pair.server.register(20_000, ALL);
+            postReceive(pair.serverQp, target, 0, 0, 31);
+            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE_WITH_IMM).immediateData(0x1234_5678)
+                .flags(SendFlags.SIGNALED).remote(target.address(), target.rkey());
+            write.sgl().add(source, 0, 20_000);
+            pair.clientQp.postSend(write);
+            final Wc received = Completions.awaitOne(pair.serverCq);
+            assertEquals(WcStatus.SUCCESS, received.status());
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, received.opcode());
+            assertEquals(31, received.wrId());
+            assertTrue(received.hasImmediate());
+            assertEquals(0x1234_5678, received.immediate());
+            assertEquals(20_000, received.byteLength());
+            assertArrayEquals(bytes(source.segment(), 0, 20_000), bytes(target.segment(), 0, 20_000));
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1} bytes")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#readSizes")
+    void rdmaReadFetchesRemoteMemory(final ProviderFixture fixture, final int size) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion remote = pair.server.register(pattern(pair.server, size + 64, 7), ALL);
+            final MemoryRegion local = pair.client.register(size + 64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest read = new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .remote(remote.address() + 64, remote.rkey());
+            read.sgl().add(local, 32, size);
+            pair.clientQp.postSend(read);
+            final Wc done = Completions.awaitOne(pair.clientCq);
+            assertEquals(WcStatus.SUCCESS, done.status());
+            assertEquals(WcOpcode.RDMA_READ, done.opcode());
+            assertEquals(size, done.byteLength());
+            assertArrayEquals(bytes(remote.segment(), 64, size), bytes(local.segment(), 32, size));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void atomicsReturnTheOriginalValueAndUpdateRemoteMemory(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion remote = pair.server.register(64, ALL);
+            remote.segment().set(ValueLayout.JAVA_LONG, 8, 100L);
+            final MemoryRegion result = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest faa = new SendWorkRequest().wrId(1).opcode(SendOpcode.ATOMIC_FETCH_AND_ADD)
+                .flags(SendFlags.SIGNALED).remote(remote.address() + 8, remote.rkey()).atomic(23, 0);
+            faa.sgl().add(result, 0, 8);
+            final SendWorkRequest casHit = new SendWorkRequest().wrId(2).opcode(SendOpcode.ATOMIC_CMP_AND_SWP)
+                .flags(SendFlags.SIGNALED).remote(remote.address() + 8, remote.rkey()).atomic(123, 500);
+            casHit.sgl().add(result, 8, 8);
+            final SendWorkRequest casMiss = new SendWorkRequest().wrId(3).opcode(SendOpcode.ATOMIC_CMP_AND_SWP)
+                .flags(SendFlags.SIGNALED).remote(remote.address() + 8, remote.rkey()).atomic(123, 999);
+            casMiss.sgl().add(result, 16, 8);
+            pair.clientQp.postSend(faa.next(casHit.next(casMiss)));
+            final List<Wc> done = Completions.await(pair.clientCq, 3, ConnectedPair.TIMEOUT);
+            assertEquals(List.of(1L, 2L, 3L), done.stream().map(Wc::wrId).toList());
+            assertEquals(WcOpcode.FETCH_ADD, done.get(0).opcode());
+            assertEquals(WcOpcode.COMP_SWAP, done.get(1).opcode());
+            assertEquals(100L, result.segment().get(ValueLayout.JAVA_LONG, 0));
+            assertEquals(123L, result.segment().get(ValueLayout.JAVA_LONG, 8));
+            assertEquals(500L, result.segment().get(ValueLayout.JAVA_LONG, 16));
+            assertEquals(500L, remote.segment().get(ValueLayout.JAVA_LONG, 8));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void atomicsFromConcurrentRequestersAreAtomic(final ProviderFixture fixture) throws Exception {
+        final int requesters = 4;
+        final int adds = 500;
+        try (ConnectedPair first = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion counter = first.server.register(8, ALL);
+            final List<ConnectedPair> pairs = new ArrayList<>();
+            pairs.add(first);
+            try {
+                for (int i = 1; i < requesters; i++) {
+                    pairs.add(new ConnectedPair(fixture, QueuePairType.RC));
+                }
+                // every requester adds to the first server's counter: the others' servers only carry the QPs
+                final List<CompletableFuture<long[]>> runs = new ArrayList<>();
+                for (final ConnectedPair pair : pairs) {
+                    runs.add(CompletableFuture.supplyAsync(() -> hammer(pair, first == pair ? counter : null, counter, adds)));
+                }
+                final List<Long> seen = new ArrayList<>();
+                for (final CompletableFuture<long[]> run : runs) {
+                    for (final long value : run.get(30, TimeUnit.SECONDS)) {
+                        seen.add(value);
+                    }
+                }
+                assertEquals((long) requesters * adds, counter.segment().get(ValueLayout.JAVA_LONG, 0));
+                assertEquals(requesters * adds, seen.stream().distinct().count(), "every fetch-and-add saw a distinct value");
+            } finally {
+                for (int i = 1; i < pairs.size(); i++) {
+                    pairs.get(i).close();
+                }
+            }
+        }
+    }
+
+    /** Runs {@code adds} fetch-and-adds of 1 against {@code counter}, through a QP whose server owns it or not. */
+    private static long[] hammer(final ConnectedPair pair, final MemoryRegion own, final MemoryRegion counter, final int adds) {
+        // A counter in another host's memory is reachable only through that host's QP; pairs other than the first
+        // address the first server's counter through a window of their own server bound to the same memory.
+        final MemoryRegion target = own != null ? own : pair.server.register(counter.segment(), ALL);
+        final MemoryRegion result = pair.client.register(8L * adds, AccessFlags.LOCAL_WRITE);
+        final SendWorkRequest faa = new SendWorkRequest().opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED);
+        final long[] values = new long[adds];
+        final WorkCompletions wc = new WorkCompletions(1);
+        for (int i = 0; i < adds; i++) {
+            faa.wrId(i).remote(target.address(), target.rkey()).atomic(1, 0);
+            faa.sgl().clear().add(result, 8L * i, 8);
+            pair.clientQp.postSend(faa);
+            while (pair.clientCq.poll(wc) == 0) {
+                Thread.onSpinWait();
+            }
+            if (!wc.isSuccess(0)) {
+                throw new AssertionError("atomic failed: " + wc.toString(0));
+            }
+            values[i] = result.segment().get(ValueLayout.JAVA_LONG, 8L * i);
+        }
+        return values;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void unsignaledWorkCompletesSilentlyAndOrderIsKept(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion source = pair.client.register(pattern(pair.client, 64 * 100, 8), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion target = pair.server.register(64 * 100, ALL);
+            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE);
+            for (int i = 0; i < 100; i++) {
+                write.wrId(i).flags(i == 99 ? SendFlags.SIGNALED : 0).remote(target.address() + 64L * i, target.rkey());
+                write.sgl().clear().add(source, 64L * i, 64);
+                pair.clientQp.postSend(write);
+            }
+            final Wc last = Completions.awaitOne(pair.clientCq);
+            assertEquals(99, last.wrId());
+            assertArrayEquals(bytes(source.segment(), 0, 6400), bytes(target.segment(), 0, 6400));
+            assertEquals(0, Completions.drain(pair.clientCq, java.time.Duration.ofMillis(50)).size());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void privateDataTravelsWithConnectAndAccept(final ProviderFixture fixture) throws Exception {
+        final byte[] request = new byte[56];
+        final byte[] reply = new byte[52];
+        new Random(9).nextBytes(request);
+        new Random(10).nextBytes(reply);
+        try (ConnectedPair pair = new ConnectedPair(fixture,
+            ConnectedPair.Side.of(QueuePairType.RC).withParameters(ConnectionParameters.of(request)),
+            ConnectedPair.Side.of(QueuePairType.RC).withParameters(ConnectionParameters.of(reply)))) {
+            assertArrayEquals(request, pair.serverId.privateData());
+            assertArrayEquals(reply, pair.acceptData);
+        }
+    }
+}
