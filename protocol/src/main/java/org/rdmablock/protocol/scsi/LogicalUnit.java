@@ -45,6 +45,8 @@ public final class LogicalUnit {
     private static final int UNMAP_HEADER = 8;
     private static final int UNMAP_DESCRIPTOR = 16;
     private static final int ZERO_BUFFER_BYTES = 1 << 16;
+    /** WRITE SAME repeats its block over at most this much of the data buffer per backend write. */
+    private static final long WRITE_SAME_CHUNK_BYTES = 1 << 20;
 
     private final LogicalUnitConfig config;
     private final BlockBackend backend;
@@ -56,7 +58,7 @@ public final class LogicalUnit {
     private volatile boolean writeCacheEnabled;
     private volatile boolean descriptorSense;
     private final int lun;
-    private LogicalUnitTable table;
+    private volatile LogicalUnitTable table;
 
     /** A logical unit numbered 0 over {@code backend}. */
     public LogicalUnit(LogicalUnitConfig config, BlockBackend backend) {
@@ -354,7 +356,7 @@ public final class LogicalUnit {
             cmd.chunk = zeroes.byteSize() >>> blockShift << blockShift;
         } else {
             // Repeat the block across the whole data buffer so that each backend write covers many blocks.
-            long capacityBlocks = Math.max(1, cmd.dataBufferCapacity() >>> blockShift);
+            long capacityBlocks = Math.max(1, Math.min(cmd.dataBufferCapacity(), WRITE_SAME_CHUNK_BYTES) >>> blockShift);
             for (long i = 1; i < capacityBlocks; i++) {
                 MemorySegment.copy(cmd.dataBuffer(), cmd.dataBufferOffset(), cmd.dataBuffer(),
                         cmd.dataBufferOffset() + (i << blockShift), config.blockSize());

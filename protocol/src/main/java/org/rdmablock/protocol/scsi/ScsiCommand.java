@@ -74,7 +74,7 @@ public final class ScsiCommand {
         return this;
     }
 
-    /** Copies a CDB from a byte array. */
+    /** Copies a CDB from a byte array (convenient for tests and tools; the segment form allocates nothing). */
     public ScsiCommand setCdb(byte[] bytes) {
         return setCdb(MemorySegment.ofArray(bytes), 0, bytes.length);
     }

@@ -222,6 +222,7 @@ public final class SrpCommand extends SrpInformationUnit<SrpCommand> {
     /**
      * Writes a CDB: up to 16 bytes go into the fixed part; longer CDBs spill into the additional CDB,
      * whose length is rounded up to a multiple of 4 (what ib_srp does). Unused CDB bytes are zeroed.
+     * Wraps the array in a segment: use the segment form on allocation-free paths.
      */
     public SrpCommand setCdb(byte[] cdb) {
         return setCdb(MemorySegment.ofArray(cdb), 0, cdb.length);
