@@ -213,4 +213,14 @@ class LogicalUnitReadWriteTest {
         assertCheckCondition(h.run(Cdbs.synchronizeCache16(h.unit.blockCount(), 1), 0), SenseCode.LBA_OUT_OF_RANGE);
         assertEquals(2, h.backend.flushCount());
     }
+
+    @org.junit.jupiter.api.Test
+    void startStopAndPreventAllowAreAcceptedNoOps() {
+        LunHarness h = LunHarness.of(512);
+        assertGood(h.run(Cdbs.startStopUnit(false), 0));
+        assertGood(h.run(Cdbs.startStopUnit(true), 0));
+        assertGood(h.run(new byte[]{0x1E, 0, 0, 0, 1, 0}, 0));
+        assertGood(h.run(Cdbs.rw10(false, 0, 1, false), 512));   // still serving after a STOP: always ready
+        assertEquals(0, h.backend.writeCount() + h.backend.flushCount() + h.backend.unmapCount());
+    }
 }
