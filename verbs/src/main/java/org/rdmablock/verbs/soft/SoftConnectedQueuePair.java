@@ -1425,6 +1425,22 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         agent.execute(this::closeChannel);
     }
 
+    /**
+     * Drops the connection at once, as the death of this process would: no Terminate, no lingering; the peer sees
+     * the socket vanish. Used when the provider closes.
+     */
+    void abort() {
+        if (channel != null && !closed) {
+            try {
+                channel.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+            } catch (final IOException | RuntimeException ignored) {
+                // closing anyway
+            }
+            closeChannel();
+        }
+        enterError();
+    }
+
     /** Disconnects (rdma_disconnect): the QP moves to ERR and the peer sees the connection close. */
     void disconnect() {
         enterError();

@@ -191,6 +191,11 @@ final class SoftDevice implements RdmaDevice {
     }
 
     void close() {
+        for (final SoftQueuePair qp : queuePairs) {
+            if (qp instanceof SoftConnectedQueuePair connected) {
+                connected.abort();
+            }
+        }
         final DatagramEndpoint endpoint;
         final SoftContext shared;
         synchronized (this) {

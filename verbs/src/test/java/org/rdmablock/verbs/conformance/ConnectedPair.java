@@ -31,6 +31,7 @@ final class ConnectedPair implements AutoCloseable {
     final QueuePair serverQp;
     final byte[] acceptData;
     private final ConnectionListener listener;
+    private final boolean ownsHosts;
 
     /** Everything needed to set up one side's QP. */
     record Side(QueuePairType type, QueuePairCapabilities caps, ConnectionParameters parameters, Consumer<QueuePair> beforeConnect) {
@@ -56,8 +57,15 @@ final class ConnectedPair implements AutoCloseable {
     }
 
     ConnectedPair(final ProviderFixture fixture, final Side clientSide, final Side serverSide) throws Exception {
-        client = new Host(fixture);
-        server = new Host(fixture);
+        this(fixture, new Host(fixture), new Host(fixture), clientSide, serverSide, null, true);
+    }
+
+    /** A pair between existing hosts (not closed with the pair); the server QP may use {@code serverSrq}. */
+    ConnectedPair(final ProviderFixture fixture, final Host client, final Host server, final Side clientSide,
+                  final Side serverSide, final org.rdmablock.verbs.SharedReceiveQueue serverSrq, final boolean ownsHosts) throws Exception {
+        this.client = client;
+        this.server = server;
+        this.ownsHosts = ownsHosts;
         clientCq = client.cq(1024);
         serverCq = server.cq(1024);
         listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 16);
@@ -71,7 +79,7 @@ final class ConnectedPair implements AutoCloseable {
             throw new TimeoutException("no connection request within " + TIMEOUT + ": " + failureOf(connected));
         }
         serverQp = serverId.createQueuePair(server.pd, new QueuePairInitAttributes(serverSide.type(), serverCq, serverCq,
-            null, serverSide.caps(), false));
+            serverSrq, serverSide.caps(), false));
         serverSide.beforeConnect().accept(serverQp);
         serverId.accept(serverSide.parameters());
         connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
@@ -102,7 +110,9 @@ final class ConnectedPair implements AutoCloseable {
             // best effort
         }
         listener.close();
-        client.close();
-        server.close();
+        if (ownsHosts) {
+            client.close();
+            server.close();
+        }
     }
 }

@@ -18,9 +18,10 @@ import org.rdmablock.verbs.soft.SoftProvider;
  * @param factory    opens a provider instance (one per simulated host)
  * @param address    the local address the tests listen on and connect to
  * @param portEvents how to raise a port state change, or null when the fixture cannot
+ * @param udGidIndex GID table index whose GID addresses UD peers (soft: 0; RoCE v2 IPv4: 1)
  */
 public record ProviderFixture(String name, Supplier<VerbsProvider> factory, InetAddress address,
-                              PortEvents portEvents) {
+                              PortEvents portEvents, int udGidIndex) {
     /** Raises port state changes on a provider instance. */
     @FunctionalInterface
     public interface PortEvents {
@@ -39,7 +40,8 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
             fixtures.add(switch (name.trim()) {
                 case "soft" -> soft();
                 case "native" -> new ProviderFixture("native", () -> VerbsProvider.load("native"),
-                    address(System.getProperty("rdmablock.conformance.address", "127.0.0.1")), null);
+                    address(System.getProperty("rdmablock.conformance.address", "127.0.0.1")), null,
+                    Integer.getInteger("rdmablock.conformance.gidIndex", 1));
                 default -> throw new IllegalArgumentException("unknown provider fixture " + name);
             });
         }
@@ -48,7 +50,7 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
 
     static ProviderFixture soft() {
         return new ProviderFixture("soft", SoftProvider::new, address("127.0.0.1"),
-            (provider, state) -> ((SoftProvider) provider).setPortState(state));
+            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0);
     }
 
     private static InetAddress address(final String text) {

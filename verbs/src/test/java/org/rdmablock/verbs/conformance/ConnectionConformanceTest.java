@@ -1,0 +1,129 @@
+package org.rdmablock.verbs.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.ALL;
+import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.postReceive;
+
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.ConnectionListener;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.ConnectionRejectedException;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairState;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.SendFlags;
+import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.SendWorkRequest;
+import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.WcStatus;
+import org.rdmablock.verbs.conformance.Completions.Wc;
+
+/** Connection setup and teardown: reject with private data, disconnect on both sides, a peer that vanishes. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ConnectionConformanceTest {
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void rejectCarriesPrivateDataToTheActiveSide(final ProviderFixture fixture) throws Exception {
+        try (Host client = new Host(fixture); Host server = new Host(fixture);
+             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
+            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
+            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            final byte[] login = new byte[56];
+            new Random(30).nextBytes(login);
+            final CompletableFuture<ConnectionRejectedException> attempt = CompletableFuture.supplyAsync(() ->
+                assertThrows(ConnectionRejectedException.class, () -> id.connect(ConnectionParameters.of(login), ConnectedPair.TIMEOUT)));
+            final ConnectionId request = listener.nextRequest(ConnectedPair.TIMEOUT);
+            assertArrayEquals(login, request.privateData());
+            assertEquals(ConnectionId.State.REQUESTED, request.state());
+            final byte[] reason = {(byte) 0xC2, 0, 0, 0, 0, 1, 0, 4};
+            request.reject(reason);
+            final ConnectionRejectedException rejected = attempt.get(10, TimeUnit.SECONDS);
+            assertArrayEquals(reason, rejected.privateData());
+            assertEquals(ConnectionId.State.REJECTED, id.state());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void connectingWhereNobodyListensFailsClearly(final ProviderFixture fixture) throws Exception {
+        final int port;
+        try (ServerSocket probe = new ServerSocket(0)) {
+            port = probe.getLocalPort();
+        }
+        try (Host client = new Host(fixture)) {
+            final ConnectionId id = client.track(client.provider.connectionManager()
+                .resolve(new InetSocketAddress(fixture.address(), port), ConnectedPair.TIMEOUT));
+            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            final VerbsException e = assertThrows(VerbsException.class, () -> id.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT));
+            assertEquals(VerbsException.ECONNREFUSED, e.errno());
+            final byte[] tooLong = new byte[client.provider.connectionManager().maxPrivateDataLength() + 1];
+            assertTrue(tooLong.length > 56, "private data limit must fit an SRP login");
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
+                () -> id.connect(ConnectionParameters.of(tooLong), ConnectedPair.TIMEOUT)).errno());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void disconnectIsSeenOnBothSidesAndFlushesOutstandingWork(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion clientSink = pair.client.register(4096, AccessFlags.LOCAL_WRITE);
+            final MemoryRegion serverSink = pair.server.register(4096, AccessFlags.LOCAL_WRITE);
+            postReceive(pair.clientQp, clientSink, 0, 64, 1);
+            postReceive(pair.serverQp, serverSink, 0, 64, 2);
+            final CountDownLatch serverSaw = new CountDownLatch(1);
+            pair.serverId.onDisconnect(id -> serverSaw.countDown());
+            pair.clientId.disconnect();
+            assertTrue(pair.clientId.awaitDisconnect(ConnectedPair.TIMEOUT));
+            assertTrue(serverSaw.await(10, TimeUnit.SECONDS));
+            assertEquals(ConnectionId.State.DISCONNECTED, pair.serverId.state());
+            assertEquals(WcStatus.WR_FLUSH_ERR, Completions.awaitOne(pair.clientCq).status());
+            assertEquals(WcStatus.WR_FLUSH_ERR, Completions.awaitOne(pair.serverCq).status());
+            ErrorConformanceTest.awaitState(pair.serverQp, QueuePairState.ERR);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void peerThatVanishesFailsOutstandingWorkAndNothingHangs(final ProviderFixture fixture) throws Exception {
+        final ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC);
+        try {
+            final MemoryRegion remote = pair.server.register(8 << 20, ALL);
+            final MemoryRegion local = pair.client.register(8 << 20, AccessFlags.LOCAL_WRITE);
+            postReceive(pair.clientQp, local, 0, 64, 1);
+            postReceive(pair.clientQp, local, 64, 64, 2);
+            final SendWorkRequest read = new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .remote(remote.address(), remote.rkey());
+            read.sgl().add(local, 0, 8 << 20);
+            final SendWorkRequest send = new SendWorkRequest().wrId(4).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+            pair.clientQp.postSend(read.next(send));
+            pair.server.provider.close(); // the peer's process is gone: its sockets close under it
+            final List<Wc> done = Completions.await(pair.clientCq, 4, ConnectedPair.TIMEOUT);
+            assertEquals(List.of(1L, 2L, 3L, 4L), done.stream().map(Wc::wrId).sorted().toList());
+            assertTrue(done.stream().anyMatch(wc -> wc.status() != WcStatus.SUCCESS), "outstanding work must fail: " + done);
+            done.stream().filter(wc -> wc.wrId() <= 2).forEach(wc -> assertEquals(WcStatus.WR_FLUSH_ERR, wc.status()));
+            assertTrue(pair.clientId.awaitDisconnect(ConnectedPair.TIMEOUT));
+            assertEquals(QueuePairState.ERR, pair.clientQp.state());
+        } finally {
+            pair.clientId.close();
+            pair.client.close();
+        }
+    }
+}

@@ -1,0 +1,277 @@
+package org.rdmablock.verbs.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.ALL;
+import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.bytes;
+import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.pattern;
+import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.postReceive;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.AddressHandle;
+import org.rdmablock.verbs.AddressHandleAttributes;
+import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.CompletionChannel;
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.Gid;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.MemoryWindow;
+import org.rdmablock.verbs.PortAttributes;
+import org.rdmablock.verbs.QueuePair;
+import org.rdmablock.verbs.QueuePairAttributes;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairState;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.SendFlags;
+import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.SendWorkRequest;
+import org.rdmablock.verbs.SharedReceiveQueue;
+import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.WcOpcode;
+import org.rdmablock.verbs.WcStatus;
+import org.rdmablock.verbs.WorkCompletions;
+import org.rdmablock.verbs.conformance.Completions.Wc;
+
+/** Memory keys, memory windows, shared receive queues, completion channels, async events and UD. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ResourceConformanceTest {
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void registeringTheSameMemoryTwiceGivesDifferentKeysAndADeregisteredKeyStopsWorking(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemorySegment memory = pair.server.allocate(4096);
+            final MemoryRegion first = pair.server.pd.registerMemory(memory, ALL);
+            final MemoryRegion second = pair.server.register(memory, ALL);
+            assertNotEquals(first.rkey(), second.rkey());
+            assertNotEquals(first.lkey(), second.lkey());
+            assertEquals(first.address(), second.address());
+            final int stale = first.rkey();
+            first.close();
+            final MemoryRegion local = pair.client.register(pattern(pair.client, 64, 20), AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(memory.address(), second.rkey());
+            write.sgl().add(local, 0, 64);
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+            write.remote(memory.address(), stale);
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void memoryWindowGrantsItsRangeUntilInvalidated(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
+            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
+            final int boundKey = window.nextRkey();
+            final SendWorkRequest bind = new SendWorkRequest().wrId(1).opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
+                .bind(window, region, region.address() + 1024, 1024, AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
+            pair.serverQp.postSend(bind);
+            final Wc bound = Completions.awaitOne(pair.serverCq);
+            assertEquals(WcStatus.SUCCESS, bound.status());
+            assertEquals(WcOpcode.BIND_MW, bound.opcode());
+            assertEquals(boundKey, window.rkey());
+
+            final MemoryRegion local = pair.client.register(pattern(pair.client, 512, 21), AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest write = new SendWorkRequest().wrId(2).opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(region.address() + 1024 + 256, window.rkey());
+            write.sgl().add(local, 0, 512);
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+            assertArrayEquals(bytes(local.segment(), 0, 512), bytes(region.segment(), 1024 + 256, 512));
+
+            pair.serverQp.postSend(new SendWorkRequest().wrId(3).opcode(SendOpcode.LOCAL_INV).invalidateRkey(window.rkey())
+                .flags(SendFlags.SIGNALED));
+            final Wc invalidated = Completions.awaitOne(pair.serverCq);
+            assertEquals(WcStatus.SUCCESS, invalidated.status());
+            assertEquals(WcOpcode.LOCAL_INV, invalidated.opcode());
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void memoryWindowRejectsAccessOutsideItsRangeAndRights(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
+            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
+            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
+                .bind(window, region, region.address(), 1024, AccessFlags.REMOTE_READ));
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(region.address(), window.rkey());
+            write.sgl().add(local, 0, 64);
+            pair.clientQp.postSend(write); // the window grants REMOTE_READ only
+            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
+        }
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
+            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
+            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
+                .bind(window, region, region.address(), 1024, AccessFlags.REMOTE_READ));
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest read = new SendWorkRequest().opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .remote(region.address() + 1000, window.rkey());
+            read.sgl().add(local, 0, 64);
+            pair.clientQp.postSend(read); // 1000..1064 leaves the 1024-byte window
+            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void sendWithInvalidateInvalidatesTheWindowAtTheReceiver(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion region = pair.server.register(4096, ALL | AccessFlags.MW_BIND);
+            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
+            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
+                .bind(window, region, region.address(), 4096, AccessFlags.REMOTE_WRITE));
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            postReceive(pair.serverQp, region, 2048, 64, 50);
+            pair.clientQp.postSend(new SendWorkRequest().opcode(SendOpcode.SEND_WITH_INV).invalidateRkey(window.rkey())
+                .flags(SendFlags.SIGNALED));
+            final Wc received = Completions.awaitOne(pair.serverCq);
+            assertEquals(WcStatus.SUCCESS, received.status());
+            assertTrue((received.flags() & WorkCompletions.FLAG_WITH_INV) != 0);
+            assertEquals(window.rkey(), received.invalidatedRkey());
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+            final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(region.address(), window.rkey());
+            write.sgl().add(local, 0, 64);
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void sharedReceiveQueueFeedsSeveralQueuePairsAndSignalsItsLimit(final ProviderFixture fixture) throws Exception {
+        try (Host server = new Host(fixture); Host clientA = new Host(fixture); Host clientB = new Host(fixture)) {
+            final SharedReceiveQueue srq = server.track(server.pd.createSharedReceiveQueue(16, 1));
+            final MemoryRegion sink = server.register(16 * 64, AccessFlags.LOCAL_WRITE);
+            final var side = ConnectedPair.Side.of(QueuePairType.RC);
+            try (ConnectedPair a = new ConnectedPair(fixture, clientA, server, side, side, srq, false);
+                 ConnectedPair b = new ConnectedPair(fixture, clientB, server, side, side, srq, false)) {
+                for (int i = 0; i < 6; i++) {
+                    final var recv = new org.rdmablock.verbs.ReceiveWorkRequest().wrId(i);
+                    recv.sgl().add(sink, 64L * i, 64);
+                    srq.postReceive(recv);
+                }
+                assertEquals(6, srq.pending());
+                srq.armLimit(3);
+                assertThrows(VerbsException.class, () -> a.serverQp.postReceive(new org.rdmablock.verbs.ReceiveWorkRequest()));
+                for (final ConnectedPair pair : List.of(a, b, a, b)) {
+                    pair.clientQp.postSend(new SendWorkRequest().opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED));
+                    assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+                }
+                final List<Wc> onA = Completions.await(a.serverCq, 2, ConnectedPair.TIMEOUT);
+                final List<Wc> onB = Completions.await(b.serverCq, 2, ConnectedPair.TIMEOUT);
+                assertEquals(List.of(0L, 1L, 2L, 3L), java.util.stream.Stream.concat(onA.stream(), onB.stream()).map(Wc::wrId).sorted().toList());
+                assertTrue(onA.stream().allMatch(wc -> wc.qpNum() == a.serverQp.qpNum()));
+                assertEquals(2, srq.pending());
+                final AsyncEvent limit = server.awaitEvent(AsyncEvent.Type.SRQ_LIMIT_REACHED, ConnectedPair.TIMEOUT);
+                assertSame(srq, limit.srq());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void completionChannelWakesAWaiterOncePerArming(final ProviderFixture fixture) throws Exception {
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final CompletionChannel channel = pair.server.track(pair.server.context.createCompletionChannel());
+            final CompletionQueue cq = pair.server.context.createCompletionQueue(16, channel);
+            final QueuePair qp = pair.server.pd.createQueuePair(QueuePairInitAttributes.of(QueuePairType.UD, cq));
+            try {
+                qp.modify(new QueuePairAttributes().state(QueuePairState.INIT).qkey(3));
+                final MemoryRegion mr = pair.server.register(4096, AccessFlags.LOCAL_WRITE);
+                postReceive(qp, mr, 0, 64, 1);
+                postReceive(qp, mr, 64, 64, 2);
+                assertNull(channel.awaitEvent(Duration.ofMillis(50)), "an unarmed CQ raises no event");
+                cq.requestNotify(false);
+                qp.modify(QueuePairState.ERR); // two flush completions, one event
+                assertSame(cq, channel.awaitEvent(ConnectedPair.TIMEOUT));
+                assertEquals(2, Completions.await(cq, 2, ConnectedPair.TIMEOUT).size());
+                assertNull(channel.awaitEvent(Duration.ofMillis(50)), "one event per arming");
+            } finally {
+                qp.close();
+                cq.close();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void portEventsReachTheAsyncHandler(final ProviderFixture fixture) throws Exception {
+        assumeTrue(fixture.portEvents() != null, "this fixture cannot change port state");
+        try (Host host = new Host(fixture)) {
+            assertEquals(PortAttributes.State.ACTIVE, host.context.queryPort(1).state());
+            fixture.portEvents().set(host.provider, PortAttributes.State.DOWN);
+            assertEquals(1, host.awaitEvent(AsyncEvent.Type.PORT_ERR, ConnectedPair.TIMEOUT).port());
+            assertEquals(PortAttributes.State.DOWN, host.context.queryPort(1).state());
+            fixture.portEvents().set(host.provider, PortAttributes.State.ACTIVE);
+            host.awaitEvent(AsyncEvent.Type.PORT_ACTIVE, ConnectedPair.TIMEOUT);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void unreliableDatagramsCarryAGrhAndTheSourceQp(final ProviderFixture fixture) throws Exception {
+        try (Host a = new Host(fixture); Host b = new Host(fixture)) {
+            final CompletionQueue cqA = a.cq(16);
+            final CompletionQueue cqB = b.cq(16);
+            final QueuePair qpA = a.track(a.pd.createQueuePair(QueuePairInitAttributes.of(QueuePairType.UD, cqA)));
+            final QueuePair qpB = b.track(b.pd.createQueuePair(QueuePairInitAttributes.of(QueuePairType.UD, cqB)));
+            for (final QueuePair qp : List.of(qpA, qpB)) {
+                qp.modify(new QueuePairAttributes().state(QueuePairState.INIT).qkey(0x11111111).portNum(1).pkeyIndex(0));
+                qp.modify(QueuePairState.RTR);
+                qp.modify(new QueuePairAttributes().state(QueuePairState.RTS).sqPsn(0));
+            }
+            final MemoryRegion sink = b.register(4096, AccessFlags.LOCAL_WRITE);
+            postReceive(qpB, sink, 0, 40 + 1000, 9);
+            final Gid gidB = b.context.queryGid(1, fixture.udGidIndex());
+            final AddressHandle ah = a.track(a.pd.createAddressHandle(AddressHandleAttributes.global(gidB, fixture.udGidIndex())));
+            final MemoryRegion source = a.register(pattern(a, 1000, 22), AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest send = new SendWorkRequest().opcode(SendOpcode.SEND_WITH_IMM).immediateData(77)
+                .flags(SendFlags.SIGNALED).datagram(ah, qpB.qpNum(), 0x11111111);
+            send.sgl().add(source, 0, 1000);
+            qpA.postSend(send);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(cqA).status());
+            final Wc received = Completions.awaitOne(cqB);
+            assertEquals(WcStatus.SUCCESS, received.status());
+            assertEquals(40 + 1000, received.byteLength());
+            assertEquals(qpA.qpNum(), received.sourceQp());
+            assertTrue((received.flags() & WorkCompletions.FLAG_GRH) != 0);
+            assertEquals(77, received.immediate());
+            assertArrayEquals(bytes(source.segment(), 0, 1000), bytes(sink.segment(), 40, 1000));
+            assertArrayEquals(gidB.toBytes(), bytes(sink.segment(), 24, 16), "the GRH's destination GID");
+
+            send.datagram(ah, qpB.qpNum(), 0x22222222); // wrong Q_Key: dropped
+            postReceive(qpB, sink, 2048, 1040, 10);
+            qpA.postSend(send);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(cqA).status());
+            assertEquals(0, Completions.drain(cqB, Duration.ofMillis(100)).size());
+        }
+    }
+}
