@@ -1,12 +1,7 @@
 package org.rdmablock.protocol.fuzz;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.rdmablock.protocol.scsi.CdbDecoder;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
@@ -20,6 +15,9 @@ import org.rdmablock.protocol.scsi.SenseData;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.Random;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -33,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CdbFuzzTest {
     private static final int BUFFER = 1 << 17;
+    private static final Mutations SEEDS = Mutations.cdb();
     private final InMemoryBackend backend = new InMemoryBackend(1 << 20);
     private final LogicalUnit unit = new LogicalUnit(LogicalUnitConfig.builder().serialNumber("FUZZ").thinProvisioning(true)
             .maxTransferBytes(1 << 16).maxWriteSameBlocks(256).build(), backend);
@@ -44,55 +43,105 @@ class CdbFuzzTest {
         cmd.setCompletion(c -> completions++);
     }
 
-    @Property
-    void decoderAcceptsOrNamesTheError(@ForAll @Size(max = 40) byte[] cdb, @ForAll @IntRange(max = 8) int prefix) {
-        byte[] backing = new byte[prefix + cdb.length];
-        System.arraycopy(cdb, 0, backing, prefix, cdb.length);
+    /** A CDB placed {@code prefix} bytes into its backing array. */
+    record DecoderInput(byte[] cdb, int prefix) {
+        Stream<DecoderInput> shrink() {
+            return Stream.concat(Shrinkers.bytes(cdb).map(c -> new DecoderInput(c, prefix)),
+                    Shrinkers.toward(prefix, 0).mapToObj(p -> new DecoderInput(cdb, p)));
+        }
+    }
+
+    /** A command for the engine: its CDB, the data-out bytes in the buffer and the data-in length offered. */
+    record EngineInput(byte[] cdb, byte[] dataOut, int expectedIn) {
+        Stream<EngineInput> shrink() {
+            return Stream.of(
+                    Shrinkers.bytes(cdb).filter(c -> c.length > 0).map(c -> new EngineInput(c, dataOut, expectedIn)),
+                    Shrinkers.bytes(dataOut).map(d -> new EngineInput(cdb, d, expectedIn)),
+                    Shrinkers.toward(expectedIn, 0).mapToObj(e -> new EngineInput(cdb, dataOut, e))).flatMap(x -> x);
+        }
+    }
+
+    @Test
+    void decoderAcceptsOrNamesTheError(TestInfo test) {
+        FuzzRunner.forTest(test).run(r -> new DecoderInput(Generators.bytes(r, 40), Generators.intBetween(r, 0, 8)),
+                DecoderInput::shrink, CdbFuzzTest::decode);
+    }
+
+    @Test
+    void decoderOnMutatedCdbs(TestInfo test) {
+        FuzzRunner.forTest(test).run(r -> new DecoderInput(SEEDS.next(r), Generators.intBetween(r, 0, 8)),
+                DecoderInput::shrink, CdbFuzzTest::decode);
+    }
+
+    @Test
+    void engineCompletesRandomCdbs(TestInfo test) {
+        FuzzRunner.forTest(test).run(
+                r -> new EngineInput(Generators.bytes(r, 1, 32), Generators.bytes(r, 512), Generators.intBetween(r, 0, BUFFER)),
+                EngineInput::shrink, this::execute);
+    }
+
+    @Test
+    void engineCompletesMutatedCdbs(TestInfo test) {
+        FuzzRunner.forTest(test).run(r -> new EngineInput(SEEDS.next(r), parameterData(r), Generators.intBetween(r, 0, 70_000)),
+                EngineInput::shrink, input -> {
+                    if (input.cdb().length > 0 && input.cdb().length <= ScsiCommand.MAX_CDB_LENGTH) {
+                        execute(input);
+                    }
+                });
+    }
+
+    private static void decode(DecoderInput input) {
+        byte[] cdb = input.cdb();
+        byte[] backing = new byte[input.prefix() + cdb.length];
+        System.arraycopy(cdb, 0, backing, input.prefix(), cdb.length);
         CdbDecoder decoder = new CdbDecoder();
-        if (decoder.decode(MemorySegment.ofArray(backing).asSlice(prefix), 0, cdb.length)) {
-            assertNotNull(decoder.kind());
-            assertNull(decoder.error());
-            assertTrue(decoder.cdbLength() <= cdb.length);
+        if (decoder.decode(MemorySegment.ofArray(backing).asSlice(input.prefix()), 0, cdb.length)) {
+            assertNotNull(decoder.kind(), "kind of an accepted CDB");
+            assertNull(decoder.error(), "error of an accepted CDB");
+            assertTrue(decoder.cdbLength() <= cdb.length, "CDB length within the bytes");
         } else {
-            assertNull(decoder.kind());
-            assertTrue(decoder.error() == SenseCode.INVALID_COMMAND_OPERATION_CODE || decoder.error() == SenseCode.INVALID_FIELD_IN_CDB);
-            assertTrue(decoder.errorField() < Math.max(1, cdb.length));
+            assertNull(decoder.kind(), "kind of a refused CDB");
+            assertTrue(decoder.error() == SenseCode.INVALID_COMMAND_OPERATION_CODE || decoder.error() == SenseCode.INVALID_FIELD_IN_CDB,
+                    () -> "error " + decoder.error());
+            assertTrue(decoder.errorField() < Math.max(1, cdb.length), () -> "field pointer " + decoder.errorField());
         }
     }
 
-    @Property
-    void engineCompletesRandomCdbs(@ForAll @Size(min = 1, max = 32) byte[] cdb, @ForAll @Size(max = 512) byte[] dataOut,
-                                   @ForAll @IntRange(max = BUFFER) int expectedIn) {
-        execute(cdb, dataOut, expectedIn);
-    }
-
-    @Property
-    void engineCompletesMutatedCdbs(@ForAll("mutatedCdbs") byte[] cdb, @ForAll("parameterData") byte[] dataOut,
-                                    @ForAll @IntRange(max = 70_000) int expectedIn) {
-        if (cdb.length > 0 && cdb.length <= ScsiCommand.MAX_CDB_LENGTH) {
-            execute(cdb, dataOut, expectedIn);
-        }
-    }
-
-    @Provide
-    Arbitrary<byte[]> mutatedCdbs() {
-        return Mutations.mutated(SeedCorpus.cdb());
-    }
-
-    /** Data-out that sometimes looks like a parameter list: UNMAP and MODE SELECT headers with random tails. */
-    @Provide
-    Arbitrary<byte[]> parameterData() {
-        Arbitrary<byte[]> random = Arbitraries.bytes().array(byte[].class).ofMaxSize(4096);
-        Arbitrary<byte[]> unmapList = Arbitraries.longs().between(0, 4096).list().ofMinSize(2).ofMaxSize(8).map(values -> {
-            int count = values.size() / 2;
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 + 16 * count);
-            b.putShort(0, (short) (6 + 16 * count)).putShort(2, (short) (16 * count));
-            for (int i = 0; i < count; i++) {
-                b.putLong(8 + 16 * i, values.get(2 * i)).putInt(16 + 16 * i, (int) (long) values.get(2 * i + 1));
+    /**
+     * Data-out that often looks like a parameter list: an UNMAP list of 1 to 4 descriptors, or a MODE
+     * SELECT(6)/(10) header and the caching or control page, then random bytes (up to 4096) otherwise.
+     */
+    private static byte[] parameterData(Random r) {
+        switch (r.nextInt(4)) {
+            case 0 -> {
+                int count = 1 + r.nextInt(4);
+                ByteBuffer b = ByteBuffer.allocate(8 + 16 * count);
+                b.putShort(0, (short) (6 + 16 * count)).putShort(2, (short) (16 * count));
+                for (int i = 0; i < count; i++) {
+                    b.putLong(8 + 16 * i, Generators.intBetween(r, 0, 4096)).putInt(16 + 16 * i, Generators.intBetween(r, 0, 4096));
+                }
+                return b.array();
             }
-            return b.array();
-        });
-        return Arbitraries.oneOf(random, unmapList);
+            case 1 -> {
+                boolean ten = r.nextBoolean();
+                boolean caching = r.nextBoolean();
+                int header = ten ? 8 : 4;
+                int pageLength = caching ? 0x12 : 0x0A;
+                byte[] b = new byte[header + 2 + pageLength];
+                byte[] body = Generators.bytes(r, pageLength, pageLength);
+                System.arraycopy(body, 0, b, header + 2, pageLength);
+                b[header] = (byte) (caching ? 0x08 : 0x0A);
+                b[header + 1] = (byte) pageLength;
+                return b;
+            }
+            default -> {
+                return Generators.bytes(r, 4096);
+            }
+        }
+    }
+
+    private void execute(EngineInput input) {
+        execute(input.cdb(), input.dataOut(), input.expectedIn());
     }
 
     private void execute(byte[] cdb, byte[] dataOut, int expectedIn) {
@@ -103,15 +152,15 @@ class CdbFuzzTest {
         assertEquals(before + 1, completions, "exactly one completion");
         int status = cmd.status();
         assertTrue(status == ScsiStatus.GOOD || status == ScsiStatus.CHECK_CONDITION, "status " + status);
-        assertTrue(cmd.dataInLength() <= expectedIn);
+        assertTrue(cmd.dataInLength() <= expectedIn, "data-in within the offer");
         if (status == ScsiStatus.CHECK_CONDITION) {
             int key = SenseData.senseKey(cmd.senseData(), 0, cmd.senseLength());
             assertTrue(key > 0 && key <= 0xB, "sense key " + key);
-            assertEquals(0, cmd.dataInLength());
+            assertEquals(0, cmd.dataInLength(), "no data-in with CHECK CONDITION");
         } else {
-            assertEquals(0, cmd.senseLength());
+            assertEquals(0, cmd.senseLength(), "no sense with GOOD");
             long unused = expectedIn - cmd.dataInLength();
-            assertEquals(cmd.dataInResidualKind() == ResidualKind.UNDERFLOW ? unused : 0, cmd.dataInResidualKind() == ResidualKind.UNDERFLOW ? cmd.dataInResidual() : unused);
+            assertEquals(cmd.dataInResidualKind() == ResidualKind.UNDERFLOW ? unused : 0, cmd.dataInResidualKind() == ResidualKind.UNDERFLOW ? cmd.dataInResidual() : unused, "data-in residual");
         }
     }
 }

@@ -1,0 +1,414 @@
+package org.rdmablock.protocol.fuzz;
+
+import org.junit.jupiter.api.TestInfo;
+
+import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * A small, dependency-free fuzz harness for plain JUnit tests: it checks a property against generated
+ * inputs for a bounded number of iterations <em>and</em> a bounded wall time, whichever ends first.
+ *
+ * <p>Every iteration draws its input from its own {@link Random}, seeded from the run's seed and the
+ * iteration number, so one failing input can be replayed alone and exactly, whatever ran before it.
+ * The run's seed is derived from the test's name (the same inputs on every run, so a CI failure
+ * reproduces by running the test again) unless {@code -Drdmablock.fuzz.seed} gives one.
+ *
+ * <p>A failure is reported as an {@link AssertionError} naming the seed, the iteration, the input (byte
+ * arrays as hex, also inside records), a shrunk input when a {@link Shrinker} is given, and the Maven
+ * command lines that replay it. An iteration that runs longer than the hang timeout is reported the same
+ * way (the property runs on a daemon worker thread, which is abandoned).
+ *
+ * <p>System properties (read by {@link Config#fromSystemProperties()}):
+ * <ul>
+ *   <li>{@value #ITERATIONS} — iterations per property (default {@value #DEFAULT_ITERATIONS});</li>
+ *   <li>{@value #SECONDS} — wall-time budget per property, in seconds, fractions allowed; 0 or less for
+ *       no time bound (default {@value #DEFAULT_SECONDS});</li>
+ *   <li>{@value #SEED} — the run's seed: decimal, {@code 0x} hex, or {@code random} for a fresh one;</li>
+ *   <li>{@value #ITERATION} — replay only this iteration of the run (with the seed printed on failure);</li>
+ *   <li>{@value #HANG_SECONDS} — how long one iteration may run before it counts as a hang (default
+ *       {@value #DEFAULT_HANG_SECONDS}).</li>
+ * </ul>
+ */
+public final class FuzzRunner {
+    public static final String ITERATIONS = "rdmablock.fuzz.iterations";
+    public static final String SECONDS = "rdmablock.fuzz.seconds";
+    public static final String SEED = "rdmablock.fuzz.seed";
+    public static final String ITERATION = "rdmablock.fuzz.iteration";
+    public static final String HANG_SECONDS = "rdmablock.fuzz.hangSeconds";
+
+    public static final long DEFAULT_ITERATIONS = 50_000;
+    public static final double DEFAULT_SECONDS = 1.0;
+    public static final double DEFAULT_HANG_SECONDS = 10.0;
+
+    /** Shrinking stops after this many property evaluations or this much time, whichever comes first. */
+    private static final int SHRINK_ATTEMPTS = 5000;
+    private static final long SHRINK_NANOS = Duration.ofSeconds(3).toNanos();
+
+    /** Draws one input. */
+    @FunctionalInterface
+    public interface Generator<T> {
+        T next(Random random);
+    }
+
+    /** The property: returns normally when it holds, throws (an assertion, any exception) when it does not. */
+    @FunctionalInterface
+    public interface Property<T> {
+        void check(T input) throws Throwable;
+    }
+
+    /** Smaller (simpler) variants of a failing input, most aggressive first; see {@link Shrinkers}. */
+    @FunctionalInterface
+    public interface Shrinker<T> {
+        Stream<T> candidates(T input);
+    }
+
+    /**
+     * How long to run and with which seed.
+     *
+     * @param iterations   at most this many inputs
+     * @param timeBudget   at most this long; {@link Duration#ZERO} for no time bound
+     * @param seed         the run's seed, or {@code null} to derive it from the property's name
+     * @param onlyIteration replay only this iteration, or {@code null}
+     * @param hangTimeout  one iteration running longer than this is a failure
+     */
+    public record Config(long iterations, Duration timeBudget, Long seed, Long onlyIteration, Duration hangTimeout) {
+        public Config {
+            if (iterations < 0) {
+                throw new IllegalArgumentException("iterations " + iterations);
+            }
+            if (timeBudget.isNegative()) {
+                timeBudget = Duration.ZERO;
+            }
+            if (hangTimeout.isNegative() || hangTimeout.isZero()) {
+                throw new IllegalArgumentException("hang timeout " + hangTimeout);
+            }
+        }
+
+        public static Config fromSystemProperties() {
+            return from(System::getProperty);
+        }
+
+        /** Reads the {@code rdmablock.fuzz.*} settings through {@code lookup} (null for an unset one). */
+        static Config from(Function<String, String> lookup) {
+            String iterations = lookup.apply(ITERATIONS);
+            String seconds = lookup.apply(SECONDS);
+            String seed = lookup.apply(SEED);
+            String only = lookup.apply(ITERATION);
+            String hang = lookup.apply(HANG_SECONDS);
+            return new Config(
+                    blank(iterations) ? DEFAULT_ITERATIONS : parseLong(ITERATIONS, iterations),
+                    seconds(blank(seconds) ? DEFAULT_SECONDS : parseDouble(SECONDS, seconds)),
+                    blank(seed) ? null : seed.strip().equalsIgnoreCase("random") ? new SecureRandom().nextLong() : parseLong(SEED, seed),
+                    blank(only) ? null : parseLong(ITERATION, only),
+                    seconds(blank(hang) ? DEFAULT_HANG_SECONDS : parseDouble(HANG_SECONDS, hang)));
+        }
+
+        public Config withIterations(long n) {
+            return new Config(n, timeBudget, seed, onlyIteration, hangTimeout);
+        }
+
+        public Config withTimeBudget(Duration budget) {
+            return new Config(iterations, budget, seed, onlyIteration, hangTimeout);
+        }
+
+        public Config withSeed(long s) {
+            return new Config(iterations, timeBudget, s, onlyIteration, hangTimeout);
+        }
+
+        public Config withOnlyIteration(long i) {
+            return new Config(iterations, timeBudget, seed, i, hangTimeout);
+        }
+
+        public Config withHangTimeout(Duration timeout) {
+            return new Config(iterations, timeBudget, seed, onlyIteration, timeout);
+        }
+
+        private static boolean blank(String s) {
+            return s == null || s.isBlank();
+        }
+
+        private static Duration seconds(double s) {
+            return s <= 0 ? Duration.ZERO : Duration.ofNanos((long) (s * 1e9));
+        }
+
+        private static long parseLong(String name, String value) {
+            String v = value.strip().replace("_", "");
+            try {
+                return v.startsWith("0x") || v.startsWith("0X") ? Long.parseUnsignedLong(v.substring(2), 16) : Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("-D" + name + "=" + value + " is not a number", e);
+            }
+        }
+
+        private static double parseDouble(String name, String value) {
+            try {
+                return Double.parseDouble(value.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("-D" + name + "=" + value + " is not a number", e);
+            }
+        }
+    }
+
+    /** What a passing run did. */
+    public record Report(String name, long seed, long iterations, Duration elapsed, boolean stoppedByTime) {
+        @Override
+        public String toString() {
+            return String.format("fuzz %s: %d iterations in %.2f s%s, seed %s", name, iterations, elapsed.toNanos() / 1e9,
+                    stoppedByTime ? " (time budget reached)" : "", hex(seed));
+        }
+    }
+
+    private final String name;
+    private final String testSelector;
+    private final Config config;
+
+    /**
+     * @param name         names the property in reports; the default seed is derived from it
+     * @param testSelector the surefire {@code -Dtest=} value that runs this property, for the replay hint
+     *                     (null for none)
+     */
+    public FuzzRunner(String name, String testSelector, Config config) {
+        this.name = name;
+        this.testSelector = testSelector;
+        this.config = config;
+    }
+
+    /** A runner for the current test method, configured by the {@code rdmablock.fuzz.*} system properties. */
+    public static FuzzRunner forTest(TestInfo test) {
+        String className = test.getTestClass().map(Class::getSimpleName).orElse("?");
+        String method = test.getTestMethod().map(java.lang.reflect.Method::getName).orElse(test.getDisplayName());
+        String selector = className + "#" + method;
+        return new FuzzRunner(selector, selector, Config.fromSystemProperties());
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** The seed this runner uses: the configured one, or one derived from the name (FNV-1a, 64-bit). */
+    public long seed() {
+        if (config.seed() != null) {
+            return config.seed();
+        }
+        long h = 0xcbf2_9ce4_8422_2325L;
+        for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
+            h = (h ^ (b & 0xFF)) * 0x0000_0100_0000_01B3L;
+        }
+        return h;
+    }
+
+    /** The random source of one iteration: a pure function of the run's seed and the iteration number. */
+    public static Random randomFor(long seed, long iteration) {
+        // SplitMix64's finalizer over a Weyl sequence: well-spread seeds for neighbouring iterations.
+        long z = seed + (iteration + 1) * 0x9E37_79B9_7F4A_7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return new Random(z ^ (z >>> 31));
+    }
+
+    public <T> Report run(Generator<T> generator, Property<T> property) {
+        return run(generator, null, property);
+    }
+
+    /**
+     * Checks {@code property} against inputs from {@code generator} until the iteration count or the time
+     * budget runs out; prints a one-line summary. On the first failure, shrinks the input with
+     * {@code shrinker} (if not null) and throws an {@link AssertionError} that says how to replay it.
+     */
+    public <T> Report run(Generator<T> generator, Shrinker<T> shrinker, Property<T> property) {
+        long seed = seed();
+        Loop<T> loop = new Loop<>(generator, property, seed, config);
+        Thread worker = Thread.ofPlatform().daemon().name("fuzz " + name).unstarted(loop);
+        long start = System.nanoTime();
+        worker.start();
+        long hangNanos = config.hangTimeout().toNanos();
+        try {
+            while (worker.isAlive()) {
+                worker.join(Duration.ofMillis(20));
+                long began = loop.iterationStart;
+                if (worker.isAlive() && began != 0 && System.nanoTime() - began > hangNanos) {
+                    long iteration = loop.iteration;
+                    // The hung worker keeps running; regenerate the input here to report it.
+                    T input = generator.next(randomFor(seed, iteration));
+                    Throwable hang = new AssertionError("iteration did not finish within " + config.hangTimeout()
+                            + " (the worker thread '" + worker.getName() + "' is abandoned)");
+                    hang.setStackTrace(worker.getStackTrace());
+                    loop.abandoned = true;
+                    throw failure(seed, iteration, input, null, 0, hang);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while fuzzing " + name, e);
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        if (loop.failure != null) {
+            T input = loop.failingInput;
+            Shrunk<T> shrunk = shrinker == null ? null : shrink(input, loop.failure, shrinker, property);
+            throw failure(seed, loop.failingIteration, input, shrunk == null ? null : shrunk.input, shrunk == null ? 0 : shrunk.steps,
+                    shrunk == null ? loop.failure : shrunk.failure);
+        }
+        Report report = new Report(name, seed, loop.done, elapsed, loop.stoppedByTime);
+        System.out.println(report);
+        return report;
+    }
+
+    /** The generate-and-check loop, on the worker thread. */
+    private static final class Loop<T> implements Runnable {
+        private final Generator<T> generator;
+        private final Property<T> property;
+        private final long seed;
+        private final Config config;
+        volatile long iteration;
+        volatile long iterationStart;
+        /** Set when the run is given up on (a hang): the worker stops after the iteration it is stuck in. */
+        volatile boolean abandoned;
+        long done;
+        boolean stoppedByTime;
+        long failingIteration = -1;
+        T failingInput;
+        Throwable failure;
+
+        Loop(Generator<T> generator, Property<T> property, long seed, Config config) {
+            this.generator = generator;
+            this.property = property;
+            this.seed = seed;
+            this.config = config;
+        }
+
+        @Override
+        public void run() {
+            long first = config.onlyIteration() != null ? config.onlyIteration() : 0;
+            long end = config.onlyIteration() != null ? first + 1 : config.iterations();
+            long budget = config.onlyIteration() != null ? 0 : config.timeBudget().toNanos();
+            long start = System.nanoTime();
+            for (long i = first; i < end && !abandoned; i++) {
+                if (budget > 0 && i > first && System.nanoTime() - start >= budget) {
+                    stoppedByTime = true;
+                    break;
+                }
+                iteration = i;
+                iterationStart = System.nanoTime() | 1;
+                T input = null;
+                try {
+                    input = generator.next(randomFor(seed, i));
+                    property.check(input);
+                } catch (Throwable t) {
+                    failingIteration = i;
+                    failingInput = input;
+                    failure = t;
+                    return;
+                } finally {
+                    iterationStart = 0;
+                }
+                done++;
+            }
+        }
+    }
+
+    private record Shrunk<T>(T input, int steps, Throwable failure) {
+    }
+
+    /**
+     * Greedy shrinking: take the first candidate that still fails with the same kind of throwable, start
+     * again from it, stop when no candidate fails or the attempt or time limit is reached. Runs on the
+     * caller's thread; a property that hangs on a candidate hangs here, which the original run did not.
+     */
+    private static <T> Shrunk<T> shrink(T input, Throwable failure, Shrinker<T> shrinker, Property<T> property) {
+        Class<?> kind = failure.getClass();
+        T current = input;
+        Throwable currentFailure = failure;
+        int steps = 0;
+        int attempts = 0;
+        long deadline = System.nanoTime() + SHRINK_NANOS;
+        boolean progress = true;
+        while (progress && attempts < SHRINK_ATTEMPTS && System.nanoTime() < deadline) {
+            progress = false;
+            for (T candidate : (Iterable<T>) shrinker.candidates(current)::iterator) {
+                if (attempts++ >= SHRINK_ATTEMPTS || System.nanoTime() >= deadline) {
+                    break;
+                }
+                try {
+                    property.check(candidate);
+                } catch (Throwable t) {
+                    if (t.getClass() == kind) {
+                        current = candidate;
+                        currentFailure = t;
+                        steps++;
+                        progress = true;
+                        break;
+                    }
+                }
+            }
+        }
+        return steps == 0 ? null : new Shrunk<>(current, steps, currentFailure);
+    }
+
+    private <T> AssertionError failure(long seed, long iteration, T input, T shrunk, int steps, Throwable cause) {
+        StringBuilder m = new StringBuilder();
+        m.append("fuzz property ").append(name).append(" failed at iteration ").append(iteration)
+                .append(" (seed ").append(hex(seed)).append(")\n");
+        m.append("  cause:  ").append(cause).append('\n');
+        m.append("  input:  ").append(describe(input)).append('\n');
+        if (shrunk != null) {
+            m.append("  shrunk (").append(steps).append(" steps): ").append(describe(shrunk)).append('\n');
+        }
+        String test = testSelector == null ? "<test>" : testSelector;
+        String mvn = "mvn -B -ntp -pl protocol test -Dtest='" + test + "' -D" + SEED + "=" + hex(seed);
+        m.append("  replay this input: ").append(mvn).append(" -D").append(ITERATION).append('=').append(iteration).append('\n');
+        m.append("  replay the run:    ").append(mvn).append(" -D").append(ITERATIONS).append('=').append(iteration + 1)
+                .append(" -D").append(SECONDS).append("=0");
+        return new AssertionError(m.toString(), cause);
+    }
+
+    public static String hex(long value) {
+        return "0x" + HexFormat.of().toHexDigits(value);
+    }
+
+    /** Renders an input for a report: byte arrays as hex, records and lists element by element. */
+    public static String describe(Object input) {
+        if (input == null) {
+            return "null";
+        }
+        if (input instanceof byte[] bytes) {
+            return "(" + bytes.length + " bytes) " + HexFormat.of().formatHex(bytes);
+        }
+        if (input instanceof List<?> list) {
+            List<String> parts = new ArrayList<>(list.size());
+            for (Object o : list) {
+                parts.add(describe(o));
+            }
+            return parts.toString();
+        }
+        Class<?> type = input.getClass();
+        if (type.isRecord()) {
+            StringBuilder b = new StringBuilder(type.getSimpleName()).append('[');
+            RecordComponent[] components = type.getRecordComponents();
+            for (int i = 0; i < components.length; i++) {
+                if (i > 0) {
+                    b.append(", ");
+                }
+                Object value;
+                try {
+                    var accessor = components[i].getAccessor();
+                    accessor.setAccessible(true);
+                    value = accessor.invoke(input);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    value = "<" + e + ">";
+                }
+                b.append(components[i].getName()).append('=').append(describe(value));
+            }
+            return b.append(']').toString();
+        }
+        return String.valueOf(input);
+    }
+}
