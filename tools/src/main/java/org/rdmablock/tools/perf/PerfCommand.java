@@ -1,0 +1,177 @@
+package org.rdmablock.tools.perf;
+
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import org.HdrHistogram.Histogram;
+import org.rdmablock.verbs.SendOpcode;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code rdmablock-perf}: perftest's bandwidth and latency tests over the verbs API, raw TCP baselines, and the
+ * comparison table of the soft provider against TCP. Both ends run in this process, each on its own provider
+ * instance (its own device and I/O threads), over the given address.
+ */
+@Command(name = "rdmablock-perf", mixinStandardHelpOptions = true, version = "rdmablock-perf 0.1",
+    description = "RDMA perf tools (perftest equivalents) and raw TCP baselines.",
+    subcommands = {PerfCommand.WriteBw.class, PerfCommand.ReadBw.class, PerfCommand.SendLat.class,
+        PerfCommand.WriteLat.class, PerfCommand.Compare.class})
+public final class PerfCommand {
+    /** Options every test shares. */
+    static class Common {
+        @Option(names = "--provider", defaultValue = "soft", description = "verbs provider: soft, native or auto (default: ${DEFAULT-VALUE})")
+        String provider;
+
+        @Option(names = "--address", defaultValue = "127.0.0.1", description = "address both ends use (default: ${DEFAULT-VALUE})")
+        InetAddress address;
+
+        @Option(names = "--poll", description = "BUSY or YIELD (default: YIELD below 8 cores, else BUSY)")
+        Poller poller = Poller.forThisMachine();
+    }
+
+    /** Sizes from 64 B to 1 MiB, doubling, as perftest's -a. */
+    static int[] allSizes() {
+        final int[] sizes = new int[15];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = 64 << i;
+        }
+        return sizes;
+    }
+
+    abstract static class Bandwidth implements Callable<Integer> {
+        @CommandLine.Mixin
+        Common common = new Common();
+
+        @Option(names = {"-s", "--size"}, description = "message size in bytes; all sizes 64 B..1 MiB when omitted")
+        Integer size;
+
+        @Option(names = {"-t", "--tx-depth"}, defaultValue = "64", description = "requests in flight (default: ${DEFAULT-VALUE})")
+        int depth;
+
+        @Option(names = "--bytes", defaultValue = "268435456", description = "bytes per size (default: ${DEFAULT-VALUE})")
+        long bytes;
+
+        abstract SendOpcode opcode();
+
+        @Override
+        public Integer call() throws Exception {
+            final PrintStream out = System.out;
+            final int readDepth = opcode() == SendOpcode.RDMA_READ ? Math.min(depth, 128) : 16;
+            try (Link link = new Link(common.provider, common.address, Math.max(depth, 16), readDepth, 1 << 20)) {
+                out.printf(Locale.ROOT, "%s bandwidth, provider %s, %d in flight%n", opcode(), common.provider, depth);
+                out.printf(Locale.ROOT, "%10s %12s %14s %14s%n", "bytes", "iterations", "MB/s", "Mmsg/s");
+                for (final int s : size == null ? allSizes() : new int[] {size}) {
+                    final long iterations = Math.max(256, bytes / s);
+                    final BandwidthTest test = new BandwidthTest(link, opcode(), s, depth, common.poller);
+                    test.run(Math.max(64, iterations / 8));
+                    final BandwidthTest.Result r = test.run(iterations);
+                    out.printf(Locale.ROOT, "%10d %12d %14.1f %14.3f%n", s, iterations, r.megabytesPerSecond(), r.messagesPerSecond() / 1e6);
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "write-bw", description = "RDMA WRITE bandwidth (ib_write_bw).")
+    static final class WriteBw extends Bandwidth {
+        @Override
+        SendOpcode opcode() {
+            return SendOpcode.RDMA_WRITE;
+        }
+    }
+
+    @Command(name = "read-bw", description = "RDMA READ bandwidth (ib_read_bw).")
+    static final class ReadBw extends Bandwidth {
+        @Override
+        SendOpcode opcode() {
+            return SendOpcode.RDMA_READ;
+        }
+    }
+
+    abstract static class Latency implements Callable<Integer> {
+        @CommandLine.Mixin
+        Common common = new Common();
+
+        @Option(names = {"-s", "--size"}, description = "message size in bytes; 64 B..1 MiB when omitted with -a")
+        int size = 64;
+
+        @Option(names = {"-a", "--all"}, description = "all sizes from 64 B to 1 MiB")
+        boolean all;
+
+        @Option(names = {"-n", "--iterations"}, defaultValue = "20000", description = "round trips (default: ${DEFAULT-VALUE})")
+        int iterations;
+
+        abstract SendOpcode opcode();
+
+        @Override
+        public Integer call() throws Exception {
+            final PrintStream out = System.out;
+            try (Link link = new Link(common.provider, common.address, 256, 16, 2L << 20)) {
+                out.printf(Locale.ROOT, "%s latency (one way, half the round trip), provider %s, poll %s%n", opcode(), common.provider, common.poller);
+                out.printf(Locale.ROOT, "%10s %10s %10s %10s %10s %10s%n", "bytes", "min us", "p50 us", "avg us", "p99 us", "p99.9 us");
+                for (final int s : all ? allSizes() : new int[] {size}) {
+                    final LatencyTest test = new LatencyTest(link, opcode(), s, common.poller);
+                    test.run(Math.max(1000, iterations / 5));
+                    report(out, s, test.run(iterations));
+                }
+            }
+            return 0;
+        }
+    }
+
+    static void report(final PrintStream out, final int size, final Histogram h) {
+        out.printf(Locale.ROOT, "%10d %10.2f %10.2f %10.2f %10.2f %10.2f%n", size, h.getMinValue() / 1e3, h.getValueAtPercentile(50) / 1e3,
+            h.getMean() / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3);
+    }
+
+    @Command(name = "send-lat", description = "SEND/RECV latency (ib_send_lat).")
+    static final class SendLat extends Latency {
+        @Override
+        SendOpcode opcode() {
+            return SendOpcode.SEND;
+        }
+    }
+
+    @Command(name = "write-lat", description = "RDMA WRITE latency, polling memory (ib_write_lat).")
+    static final class WriteLat extends Latency {
+        @Override
+        SendOpcode opcode() {
+            return SendOpcode.RDMA_WRITE;
+        }
+    }
+
+    @Command(name = "compare", description = "The provider against raw TCP on loopback: bandwidth and latency ratios, medians of several rounds.")
+    static final class Compare implements Callable<Integer> {
+        @CommandLine.Mixin
+        Common common = new Common();
+
+        @Option(names = "--rounds", defaultValue = "5", description = "rounds, alternating provider and TCP (default: ${DEFAULT-VALUE})")
+        int rounds;
+
+        @Option(names = "--bytes", defaultValue = "536870912", description = "bytes per bandwidth measurement (default: ${DEFAULT-VALUE})")
+        long bytes;
+
+        @Option(names = {"-n", "--iterations"}, defaultValue = "20000", description = "round trips per latency measurement (default: ${DEFAULT-VALUE})")
+        int iterations;
+
+        @Override
+        public Integer call() throws Exception {
+            final Comparison comparison = new Comparison(common.provider, common.address, rounds, bytes, iterations, common.poller);
+            final List<Comparison.Row> rows = comparison.run(System.err);
+            Comparison.print(rows, System.out, String.format(Locale.ROOT,
+                "%s provider vs raw TCP on %s: medians of %d rounds (%d cores, poll %s)", common.provider,
+                common.address.getHostAddress(), rounds, Runtime.getRuntime().availableProcessors(), common.poller));
+            return 0;
+        }
+    }
+
+    public static void main(final String[] args) {
+        System.exit(new CommandLine(new PerfCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+}
