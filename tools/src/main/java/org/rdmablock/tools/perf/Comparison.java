@@ -79,7 +79,7 @@ final class Comparison {
                     tcpBw[s][round] = TcpBaseline.stream(address, sizes[s], iterations).megabytesPerSecond();
                     softBw[s][round] = new BandwidthTest(link, SendOpcode.RDMA_WRITE, sizes[s], 64, poller).run(iterations).megabytesPerSecond();
                 }
-                final Histogram tcp = TcpBaseline.pingPong(address, 64, latencyIterations);
+                final Histogram tcp = TcpBaseline.pingPong(address, 64, latencyIterations, poller);
                 final Histogram soft = new LatencyTest(link, SendOpcode.SEND, 64, poller).run(latencyIterations);
                 tcpLat[round] = tcp.getValueAtPercentile(50) / 1000.0;
                 softLat[round] = soft.getValueAtPercentile(50) / 1000.0;
@@ -102,7 +102,7 @@ final class Comparison {
         new BandwidthTest(link, SendOpcode.RDMA_WRITE, 64 * 1024, 64, poller).run(Math.max(64, bandwidthBytes / (4 * 64 * 1024)));
         new LatencyTest(link, SendOpcode.SEND, 64, poller).run(Math.max(1000, latencyIterations / 4));
         TcpBaseline.stream(address, 64 * 1024, Math.max(64, bandwidthBytes / (4 * 64 * 1024)));
-        TcpBaseline.pingPong(address, 64, Math.max(1000, latencyIterations / 4));
+        TcpBaseline.pingPong(address, 64, Math.max(1000, latencyIterations / 4), poller);
     }
 
     static void print(final List<Row> rows, final PrintStream out, final String header) {

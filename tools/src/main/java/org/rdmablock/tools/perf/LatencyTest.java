@@ -83,10 +83,11 @@ final class LatencyTest {
             send = new SendWorkRequest().opcode(opcode).remote(end.peerAddress + size, end.peerRkey);
             send.sgl().add(end.buffer, 0, size);
             receive.sgl().add(end.buffer, size, size);
-            if (twoSided) {
+            if (twoSided && !end.receivesPosted) {
                 for (int i = 0; i < 64; i++) {
                     qp.postReceive(receive);
                 }
+                end.receivesPosted = true;
             }
         }
 

@@ -44,6 +44,8 @@ final class Link implements AutoCloseable {
         QueuePair qp;
         long peerAddress;
         int peerRkey;
+        /** Receives kept posted by the latency tests (posted once, reposted as consumed). */
+        boolean receivesPosted;
 
         End(final String providerName, final long bufferSize) {
             provider = VerbsProvider.load(providerName);

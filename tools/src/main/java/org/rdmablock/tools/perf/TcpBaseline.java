@@ -58,15 +58,20 @@ final class TcpBaseline {
         }
     }
 
-    /** Ping-pong of {@code size} bytes; one-way latencies (half round trips) in nanoseconds. */
-    static Histogram pingPong(final InetAddress address, final int size, final int iterations) throws Exception {
+    /**
+     * Ping-pong of {@code size} bytes; one-way latencies (half round trips) in nanoseconds. Both ends wait for
+     * bytes the way the RDMA test waits for completions ({@code poller}), on non-blocking channels, so the
+     * comparison measures the protocol stacks and not two different ways of waiting.
+     */
+    static Histogram pingPong(final InetAddress address, final int size, final int iterations, final Poller poller) throws Exception {
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(address, 0))) {
             final CompletableFuture<Void> echo = CompletableFuture.runAsync(() -> {
                 try (SocketChannel peer = server.accept()) {
                     peer.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    peer.configureBlocking(false);
                     final ByteBuffer buffer = ByteBuffer.allocateDirect(size);
                     for (int i = 0; i < iterations; i++) {
-                        readFully(peer, buffer.clear());
+                        readFully(peer, buffer.clear(), poller);
                         buffer.flip();
                         while (buffer.hasRemaining()) {
                             peer.write(buffer);
@@ -79,6 +84,7 @@ final class TcpBaseline {
             final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
             try (SocketChannel client = SocketChannel.open(server.getLocalAddress())) {
                 client.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                client.configureBlocking(false);
                 final ByteBuffer buffer = ByteBuffer.allocateDirect(size);
                 for (int i = 0; i < iterations; i++) {
                     final long start = System.nanoTime();
@@ -86,7 +92,7 @@ final class TcpBaseline {
                     while (buffer.hasRemaining()) {
                         client.write(buffer);
                     }
-                    readFully(client, buffer.clear());
+                    readFully(client, buffer.clear(), poller);
                     histogram.recordValue((System.nanoTime() - start) / 2);
                 }
             }
@@ -95,10 +101,14 @@ final class TcpBaseline {
         }
     }
 
-    private static void readFully(final SocketChannel channel, final ByteBuffer buffer) throws IOException {
+    private static void readFully(final SocketChannel channel, final ByteBuffer buffer, final Poller poller) throws IOException {
         while (buffer.hasRemaining()) {
-            if (channel.read(buffer) < 0) {
+            final int n = channel.read(buffer);
+            if (n < 0) {
                 throw new IOException("peer closed");
+            }
+            if (n == 0) {
+                poller.pause();
             }
         }
     }

@@ -132,6 +132,9 @@ final class FpduReader {
             }
             work++;
         }
+        if (!paused && !failed) {
+            process(); // what the last read brought in: no readiness event may come for it
+        }
         return work;
     }
 

@@ -25,6 +25,12 @@ final class SoftCompletionQueue implements CompletionQueue {
     private static final int ARM_NONE = 0;
     private static final int ARM_NEXT = 1;
     private static final int ARM_SOLICITED = 2;
+    /**
+     * Whether a poll that finds the CQ empty reads the sockets of its QPs itself (default true): a polling
+     * thread then sees incoming messages without a hand-off from an I/O thread, as with a NIC's completion queue.
+     * The I/O threads still make progress when nobody polls.
+     */
+    static final boolean POLL_PROGRESS = Boolean.parseBoolean(System.getProperty("rdmablock.soft.pollProgress", "true"));
 
     private final SoftContext context;
     private final SoftCompletionChannel channel;
@@ -36,7 +42,11 @@ final class SoftCompletionQueue implements CompletionQueue {
     private final AtomicLong claimed = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger armed = new java.util.concurrent.atomic.AtomicInteger();
     private final CopyOnWriteArrayList<SoftQueuePair> queuePairs = new CopyOnWriteArrayList<>();
+    /** Snapshot of {@link #queuePairs} for allocation-free iteration in {@link #poll}. */
+    private volatile SoftQueuePair[] members = new SoftQueuePair[0];
     private volatile long consumed;
+    /** When {@link #poll} last ran, {@link System#nanoTime()} terms. */
+    private volatile long lastPoll = Long.MIN_VALUE / 2;
     private volatile boolean overrun;
     private volatile boolean closed;
 
@@ -71,10 +81,12 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     void attach(final SoftQueuePair qp) {
         queuePairs.add(qp);
+        members = queuePairs.toArray(new SoftQueuePair[0]);
     }
 
     void detach(final SoftQueuePair qp) {
         queuePairs.remove(qp);
+        members = queuePairs.toArray(new SoftQueuePair[0]);
     }
 
     boolean hasQueuePairs() {
@@ -128,15 +140,18 @@ final class SoftCompletionQueue implements CompletionQueue {
         if (overrun) {
             throw new VerbsException(VerbsException.EIO, "completion queue overrun: completions were lost (CQ of " + capacity + " entries)");
         }
-        final long start = consumed;
-        final int limit = Math.min(max, completions.capacity());
-        int count = 0;
-        while (count < limit && (long) PUBLISHED.getAcquire(published, (int) (start + count) & mask) == start + count) {
-            count++;
+        int count = published(max, completions);
+        if (count == 0 && POLL_PROGRESS) {
+            lastPoll = System.nanoTime();
+            for (final SoftQueuePair qp : members) {
+                qp.progress();
+            }
+            count = published(max, completions);
         }
         if (count == 0) {
             return 0;
         }
+        final long start = consumed;
         final int first = (int) start & mask;
         final int firstRun = Math.min(count, mask + 1 - first);
         MemorySegment.copy(ring, (long) first * WorkCompletions.ENTRY_SIZE, completions.segment(), 0,
@@ -146,6 +161,21 @@ final class SoftCompletionQueue implements CompletionQueue {
                 (long) (count - firstRun) * WorkCompletions.ENTRY_SIZE);
         }
         consumed = start + count;
+        return count;
+    }
+
+    /** Whether a thread polled this CQ (and found it empty) within {@code window} nanoseconds before {@code now}. */
+    boolean polledWithin(final long now, final long window) {
+        return now - lastPoll < window;
+    }
+
+    private int published(final int max, final WorkCompletions completions) {
+        final long start = consumed;
+        final int limit = Math.min(max, completions.capacity());
+        int count = 0;
+        while (count < limit && (long) PUBLISHED.getAcquire(published, (int) (start + count) & mask) == start + count) {
+            count++;
+        }
         return count;
     }
 

@@ -692,15 +692,69 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             work++;
         }
         if (readyKey.isValid() && readyKey.isReadable()) {
-            work += readable();
+            if (pollerActive(System.nanoTime()) && lingerDeadline == Long.MAX_VALUE) {
+                handOffToPoller(readyKey);
+            } else {
+                work += readable();
+            }
         }
         return work;
     }
 
-    private int readable() {
-        if (lingerDeadline != Long.MAX_VALUE || reader.hasFailed()) {
-            return drainLinger();
+    /**
+     * While an application thread keeps polling this QP's completion queues, it reads the stream itself (see
+     * {@link SoftCompletionQueue#POLL_PROGRESS}); waking the agent for every message as well would only steal its
+     * core. So the agent stops watching for input and looks again every {@link #POLL_HANDOFF_NANOS}: when the
+     * polling has stopped it watches the socket again (at most that long later).
+     */
+    private static final long POLL_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long POLLING_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+    private long handOffDeadline = Long.MAX_VALUE;
+
+    private boolean pollerActive(final long now) {
+        return SoftCompletionQueue.POLL_PROGRESS && (recvCq.polledWithin(now, POLLING_WINDOW_NANOS) || sendCq.polledWithin(now, POLLING_WINDOW_NANOS));
+    }
+
+    private void handOffToPoller(final SelectionKey readyKey) {
+        readyKey.interestOpsAnd(~SelectionKey.OP_READ);
+        handOffDeadline = System.nanoTime() + POLL_HANDOFF_NANOS;
+        agent.armTimer(this);
+    }
+
+    /** Agent timer: still polled? look again later; else watch the socket again and read what waits. */
+    private int checkHandOff(final long now) {
+        if (now - handOffDeadline < 0) {
+            return 0;
         }
+        if (recvCq.polledWithin(now, POLL_HANDOFF_NANOS) || sendCq.polledWithin(now, POLL_HANDOFF_NANOS)) {
+            handOffDeadline = now + POLL_HANDOFF_NANOS;
+            return 0;
+        }
+        handOffDeadline = Long.MAX_VALUE;
+        if (key != null && key.isValid() && !reader.isPaused()) {
+            key.interestOpsOr(SelectionKey.OP_READ);
+        }
+        return readable();
+    }
+
+    /** Receive ownership: the I/O agent and polling threads ({@link #progress}) take turns reading the stream. */
+    private final AtomicBoolean rxOwner = new AtomicBoolean();
+
+    private int readable() {
+        if (!rxOwner.compareAndSet(false, true)) {
+            return 0; // a polling thread is reading; what it leaves stays ready for the next select
+        }
+        try {
+            if (lingerDeadline != Long.MAX_VALUE || reader.hasFailed()) {
+                return drainLinger();
+            }
+            return read();
+        } finally {
+            rxOwner.set(false);
+        }
+    }
+
+    private int read() {
         try {
             final int n = reader.onReadable(channel);
             if (n < 0) {
@@ -710,6 +764,20 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         } catch (final IOException e) {
             connectionLost(e.getMessage());
             return 1;
+        }
+    }
+
+    @Override
+    void progress() {
+        if (reader == null || closed || lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (!reader.isPaused() && !reader.hasFailed() && !closed) {
+                read();
+            }
+        } finally {
+            rxOwner.set(false);
         }
     }
 
@@ -896,7 +964,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
                 TerminateMessage.DDP_NO_BUFFER, AsyncEvent.Type.QP_REQ_ERR);
         }
         key.interestOpsAnd(~SelectionKey.OP_READ);
-        agent.armTimer(this);
+        agent.execute(() -> agent.armTimer(this));
         return FpduReader.PAUSE;
     }
 
@@ -916,7 +984,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (lingerDeadline != Long.MAX_VALUE) {
             return lingerDeadline;
         }
-        return rnrDeadline == Long.MAX_VALUE - 1 ? Long.MAX_VALUE : rnrDeadline;
+        final long rnr = rnrDeadline == Long.MAX_VALUE - 1 ? Long.MAX_VALUE : rnrDeadline;
+        return Math.min(rnr, handOffDeadline);
     }
 
     @Override
@@ -925,11 +994,15 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             closeChannel();
             return 1;
         }
-        if (reader.isPaused()) {
+        int work = 0;
+        if (reader.isPaused() && rnrDeadline != Long.MAX_VALUE - 1 && now - rnrDeadline >= 0) {
             resumeReading();
-            return 1;
+            work++;
         }
-        return 0;
+        if (handOffDeadline != Long.MAX_VALUE) {
+            work += checkHandOff(now);
+        }
+        return work;
     }
 
     @Override
@@ -940,14 +1013,24 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
     }
 
+    /** Agent thread: goes on with a stream paused for a receive. */
     private void resumeReading() {
-        if (!reader.isPaused() || closed) {
-            return;
+        while (!rxOwner.compareAndSet(false, true)) {
+            Thread.onSpinWait(); // a poller holds it only to see that the reader is paused
         }
-        reader.resume();
-        if (!reader.isPaused() && key != null && key.isValid()) {
-            key.interestOpsOr(SelectionKey.OP_READ);
-            readable();
+        try {
+            if (!reader.isPaused() || closed) {
+                return;
+            }
+            reader.resume();
+            if (!reader.isPaused() && key != null && key.isValid()) {
+                if (handOffDeadline == Long.MAX_VALUE) {
+                    key.interestOpsOr(SelectionKey.OP_READ);
+                }
+                read();
+            }
+        } finally {
+            rxOwner.set(false);
         }
     }
 
@@ -1463,6 +1546,17 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (callback != null) {
             callback.run();
         }
+    }
+
+    /** Transmit and receive progress, for diagnostics. */
+    String describe() {
+        final SelectionKey k = key;
+        return "QP " + qpn + " " + state + " txSeq=" + txSeq + " sq=[" + sq.head() + "," + sq.tail() + ") wqeStarted=" + wqeStarted
+            + " unconfirmedEnd=" + unconfirmedEnd + " coveredEnd=" + coveredEnd + " signaled=" + unconfirmedSignaled
+            + " confirmedEnd=" + confirmedEnd + " orqEmpty=" + (orq == null || orq.isEmpty()) + " irqEmpty=" + (irq == null || irq.isEmpty())
+            + " writerEmpty=" + (writer == null || writer.isEmpty()) + " blocked=" + (writer != null && writer.isBlocked())
+            + " owner=" + txOwner.get() + " wanted=" + txWanted + " hold=" + holdTransmit
+            + " interest=" + (k == null ? "none" : k.isValid() ? k.interestOps() : "invalid") + " paused=" + (reader != null && reader.isPaused());
     }
 
     @Override

@@ -54,6 +54,22 @@ final class SoftDevice implements RdmaDevice {
     SoftDevice(final String name, final InetAddress bindAddress) {
         this.name = name;
         this.bindAddress = bindAddress;
+        if (Boolean.getBoolean("rdmablock.soft.debugDump")) {
+            Thread.ofPlatform().daemon().start(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(10_000);
+                    } catch (final InterruptedException e) {
+                        return;
+                    }
+                    for (final SoftQueuePair qp : queuePairs) {
+                        if (qp instanceof SoftConnectedQueuePair c) {
+                            System.err.println(name + ": " + c.describe());
+                        }
+                    }
+                }
+            });
+        }
     }
 
     @Override

@@ -201,6 +201,10 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
     void receivePosted() {
     }
 
+    /** Makes transport progress on the calling thread, if another thread is not already (see CQ polling). */
+    void progress() {
+    }
+
     // ---- state -----------------------------------------------------------------------------------------------
 
     @Override
@@ -312,14 +316,17 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
                 if (wqe.state != SendWqe.DONE) {
                     break;
                 }
-                if (wqe.signaled || wqe.status != 0) {
-                    final WcOpcode opcode = wqe.opcode.completionOpcode();
-                    final int byteLen = wqe.opcode.needsResponse() ? (int) wqe.totalLength : 0;
-                    sendCq.add(wqe.wrId, wqe.status, opcode.code, byteLen, 0, qpn, 0, 0, wqe.status != 0);
+                final boolean report = wqe.signaled || wqe.status != 0;
+                final long wrId = wqe.wrId;
+                final int status = wqe.status;
+                final int opcode = wqe.opcode.completionOpcode().code;
+                final int byteLen = wqe.opcode.needsResponse() ? (int) wqe.totalLength : 0;
+                // the slot is free before its completion is visible: a poller that sees it may post again at once
+                sq.advanceHead(++h);
+                if (report) {
+                    sendCq.add(wrId, status, opcode, byteLen, 0, qpn, 0, 0, status != 0);
                 }
-                h++;
             }
-            sq.advanceHead(h);
         }
     }
 
