@@ -18,17 +18,17 @@ import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
 
 /** Two hosts with a connected QP between them, set up through the connection manager. */
-final class ConnectedPair implements AutoCloseable {
+public final class ConnectedPair implements AutoCloseable {
     static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    final Host client;
-    final Host server;
-    final CompletionQueue clientCq;
-    final CompletionQueue serverCq;
-    final ConnectionId clientId;
-    final ConnectionId serverId;
-    final QueuePair clientQp;
-    final QueuePair serverQp;
+    public final Host client;
+    public final Host server;
+    public final CompletionQueue clientCq;
+    public final CompletionQueue serverCq;
+    public final ConnectionId clientId;
+    public final ConnectionId serverId;
+    public final QueuePair clientQp;
+    public final QueuePair serverQp;
     final byte[] acceptData;
     private final ConnectionListener listener;
     private final boolean ownsHosts;
@@ -52,7 +52,7 @@ final class ConnectedPair implements AutoCloseable {
         }
     }
 
-    ConnectedPair(final ProviderFixture fixture, final QueuePairType type) throws Exception {
+    public ConnectedPair(final ProviderFixture fixture, final QueuePairType type) throws Exception {
         this(fixture, Side.of(type), Side.of(type));
     }
 

@@ -18,7 +18,7 @@ import org.rdmablock.verbs.VerbsProvider;
  * One simulated host in a test: a provider instance, an open device context, a PD, and the native memory and
  * registrations made through it; closes everything in reverse order.
  */
-final class Host implements AutoCloseable {
+public final class Host implements AutoCloseable {
     final ProviderFixture fixture;
     final VerbsProvider provider;
     final DeviceContext context;
@@ -50,7 +50,7 @@ final class Host implements AutoCloseable {
         return mr;
     }
 
-    MemoryRegion register(final long size, final int access) {
+    public MemoryRegion register(final long size, final int access) {
         return register(allocate(size), access);
     }
 

@@ -48,7 +48,8 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
         return fixtures;
     }
 
-    static ProviderFixture soft() {
+    /** The soft provider on loopback. */
+    public static ProviderFixture soft() {
         return new ProviderFixture("soft", SoftProvider::new, address("127.0.0.1"),
             (provider, state) -> ((SoftProvider) provider).setPortState(state), 0);
     }
