@@ -10,36 +10,51 @@ import java.util.zip.CRC32C;
 import org.rdmablock.verbs.soft.wire.Fpdu;
 
 /**
- * Builds outgoing MPA FPDUs (RFC 5044 §4.2) and writes them without blocking. Small FPDUs are assembled whole in
- * a staging buffer, so that many go out in one write; an FPDU with a large payload is written with a gathering
- * write straight from the registered memory (header in staging, payload view, PAD and CRC trailer), with no
- * copy. Used by one thread at a time (the QP's transmit owner); allocates nothing.
+ * Builds outgoing MPA FPDUs (RFC 5044 §4.2) and writes them without blocking, many per system call. Small
+ * payloads are copied into a staging buffer next to their headers; a large payload stays in registered memory
+ * and goes out by gathering write (header in staging, payload view, PAD and CRC trailer), up to
+ * {@link #MAX_GATHERED} such FPDUs per write. Used by one thread at a time (the QP's transmit owner); allocates
+ * nothing once each region has been seen (views are cached per gather slot).
  */
 final class FpduWriter {
     /** Staging buffer size: bounds how many small FPDUs one write carries. */
     static final int STAGING_SIZE = Integer.getInteger("rdmablock.soft.txStaging", 64 * 1024);
     /** Payloads up to this size are copied into staging; larger ones are written from memory directly. */
     static final int COPY_LIMIT = Integer.getInteger("rdmablock.soft.txCopyLimit", 8 * 1024);
+    /** FPDUs with uncopied payloads per write. */
+    static final int MAX_GATHERED = 16;
 
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_SIZE).order(ByteOrder.BIG_ENDIAN);
     private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);
-    private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.BIG_ENDIAN);
-    private final ByteBuffer[] gather = new ByteBuffer[3];
+    /** Views of staging, one per staging piece of a gathering write. */
+    private final ByteBuffer[] stagingViews = new ByteBuffer[MAX_GATHERED + 1];
+    private final ByteBuffer[] trailers = new ByteBuffer[MAX_GATHERED];
+    private final RegionViews[] payloadViews = new RegionViews[MAX_GATHERED];
+    /** The pieces of the next write: staging, payload, trailer, staging, ... */
+    private final ByteBuffer[] pieces = new ByteBuffer[3 * MAX_GATHERED + 1];
     private final CRC32C crc = new CRC32C();
     private final boolean crcEnabled;
+    private int pieceCount;
+    private int firstPiece;
+    private int gathered;
+    /** Start of the staging bytes not yet made a piece. */
+    private int openStart;
     /** Where the FPDU being built starts in staging. */
     private int fpduStart;
     /** End of built bytes in staging. */
     private int end;
-    /** Start of bytes not yet written. */
-    private int written;
-    private ByteBuffer payloadView;
     private int ulpduLength;
+    private boolean flushing;
 
     FpduWriter(final boolean crcEnabled) {
         this.crcEnabled = crcEnabled;
-        gather[0] = staging;
-        gather[2] = trailer;
+        for (int i = 0; i < stagingViews.length; i++) {
+            stagingViews[i] = staging.duplicate();
+        }
+        for (int i = 0; i < MAX_GATHERED; i++) {
+            trailers[i] = ByteBuffer.allocateDirect(8);
+            payloadViews[i] = new RegionViews();
+        }
     }
 
     boolean crcEnabled() {
@@ -48,17 +63,18 @@ final class FpduWriter {
 
     /** Whether nothing waits to be written. */
     boolean isEmpty() {
-        return written == end && payloadView == null;
+        return end == 0 && pieceCount == 0;
     }
 
-    /** Whether a gathered FPDU is pending: nothing more can be built until it is flushed. */
+    /** Whether no further FPDU with an uncopied payload fits until a flush. */
     boolean isBlocked() {
-        return payloadView != null;
+        return gathered == MAX_GATHERED || flushing;
     }
 
-    /** Whether an FPDU with this header and a copied payload fits in staging now. */
+    /** Whether an FPDU with this header and a copied payload (0 for an uncopied one) fits now. */
     boolean fits(final int headerLength, final int copiedPayload) {
-        return payloadView == null && end + Fpdu.totalLength(headerLength - Fpdu.LENGTH_SIZE + copiedPayload) <= STAGING_SIZE;
+        return !flushing && end + Fpdu.totalLength(headerLength - Fpdu.LENGTH_SIZE + copiedPayload) <= STAGING_SIZE
+            && (copiedPayload > 0 || gathered < MAX_GATHERED);
     }
 
     /**
@@ -97,17 +113,22 @@ final class FpduWriter {
         end += Fpdu.CRC_SIZE;
     }
 
-    /** Closes an FPDU whose payload is {@code view} (position..limit), written later without copying. */
+    /** A view of region memory for the next uncopied payload (cached per gather slot, so views never alias). */
+    ByteBuffer payloadView(final SoftMemoryRegion region, final long offset, final int length) {
+        return payloadViews[gathered].view(region, offset, length);
+    }
+
+    /** Closes an FPDU whose payload is {@code view} (from {@link #payloadView}), written later without copying. */
     void finishGathered(final ByteBuffer view) {
         final int pad = Fpdu.padLength(ulpduLength);
-        trailer.clear();
+        final ByteBuffer trailer = trailers[gathered].clear();
         for (int i = 0; i < pad; i++) {
             trailer.put((byte) 0);
         }
         int value = 0;
         if (crcEnabled) {
             crc.reset();
-            updateCrc(staging, fpduStart, end - fpduStart);
+            updateCrc(fpduStart, end - fpduStart);
             final int position = view.position();
             crc.update(view);
             view.position(position);
@@ -118,25 +139,28 @@ final class FpduWriter {
         trailer.limit(pad + Fpdu.CRC_SIZE);
         Fpdu.putCrc(trailer, pad, value);
         trailer.position(0);
-        payloadView = view;
+        pieces[pieceCount++] = stagingViews[gathered].limit(end).position(openStart);
+        pieces[pieceCount++] = view;
+        pieces[pieceCount++] = trailer;
+        openStart = end;
+        gathered++;
     }
 
     private int crcOf(final int offset, final int length) {
         crc.reset();
-        updateCrc(staging, offset, length);
+        updateCrc(offset, length);
         return (int) crc.getValue();
     }
 
-    private void updateCrc(final ByteBuffer buffer, final int offset, final int length) {
-        final int position = buffer.position();
-        final int limit = buffer.limit();
-        buffer.limit(offset + length).position(offset);
-        crc.update(buffer);
-        buffer.limit(limit).position(position);
+    private void updateCrc(final int offset, final int length) {
+        staging.limit(offset + length).position(offset);
+        crc.update(staging);
+        staging.clear();
     }
 
     /**
-     * Writes what is pending without blocking.
+     * Writes what is pending without blocking. Once a write is partial, nothing more is built until everything
+     * pending has been written.
      *
      * @return true when everything built so far has been written
      */
@@ -144,22 +168,28 @@ final class FpduWriter {
         if (isEmpty()) {
             return true;
         }
-        staging.limit(end).position(written);
-        if (payloadView == null) {
-            channel.write(staging);
-        } else {
-            gather[1] = payloadView;
-            channel.write(gather, 0, 3);
+        if (!flushing) {
+            if (openStart < end) {
+                pieces[pieceCount++] = stagingViews[MAX_GATHERED].limit(end).position(openStart);
+                openStart = end;
+            }
+            flushing = true;
         }
-        written = staging.position();
-        staging.clear();
-        if (written < end || (payloadView != null && (payloadView.hasRemaining() || trailer.hasRemaining()))) {
-            return false;
+        while (firstPiece < pieceCount) {
+            channel.write(pieces, firstPiece, pieceCount - firstPiece);
+            while (firstPiece < pieceCount && !pieces[firstPiece].hasRemaining()) {
+                pieces[firstPiece++] = null;
+            }
+            if (firstPiece < pieceCount) {
+                return false;
+            }
         }
-        payloadView = null;
-        gather[1] = null;
-        written = 0;
+        pieceCount = 0;
+        firstPiece = 0;
+        gathered = 0;
+        openStart = 0;
         end = 0;
+        flushing = false;
         return true;
     }
 }

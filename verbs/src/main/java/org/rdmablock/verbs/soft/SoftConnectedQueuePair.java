@@ -89,7 +89,6 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private long txSeq;
     private boolean wqeStarted;
     private final SoftMemoryRegion[] txRegions;
-    private final RegionViews txViews = new RegionViews();
     private final FpduHeader txHeader = new FpduHeader();
     private final ReadRequest txReadRequest = new ReadRequest();
     private final AtomicMessage txAtomic = new AtomicMessage();
@@ -555,7 +554,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             i++;
         }
         final SoftMemoryRegion region = txRegions[i];
-        writer.finishGathered(txViews.view(region, wqe.addresses[i] - region.address() + skip, payload));
+        writer.finishGathered(writer.payloadView(region, wqe.addresses[i] - region.address() + skip, payload));
         wqe.sent += payload;
     }
 
@@ -661,7 +660,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (!fits(FpduHeader.TAGGED_LENGTH, payload)) {
             return NO_ROOM;
         }
-        final ByteBuffer view = payload > FpduWriter.COPY_LIMIT ? txViews.view(source, sourceOffset, payload) : null;
+        final ByteBuffer view = payload > FpduWriter.COPY_LIMIT ? writer.payloadView(source, sourceOffset, payload) : null;
         final boolean last = payload == remaining;
         final ByteBuffer buffer = writer.begin(FpduHeader.TAGGED_LENGTH, payload);
         txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.READ_RESPONSE, last, 0)

@@ -1,0 +1,69 @@
+package org.rdmablock.tools.perf;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmablock.verbs.SendOpcode;
+
+/** The perf tools move real data, count what they move and report sane figures; the table applies its goals. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PerfToolsTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    @Test
+    void bandwidthTestWritesIntoThePeersBufferAndCountsBytes() throws Exception {
+        try (Link link = new Link("soft", LOOPBACK, 32, 8, 1 << 20)) {
+            final byte[] pattern = new byte[65536];
+            new Random(1).nextBytes(pattern);
+            java.lang.foreign.MemorySegment.copy(pattern, 0, link.client.buffer.segment(), ValueLayout.JAVA_BYTE, 0, pattern.length);
+            final BandwidthTest.Result result = new BandwidthTest(link, SendOpcode.RDMA_WRITE, 65536, 16, Poller.YIELD).run(100);
+            assertEquals(100L * 65536, result.bytes());
+            assertEquals(100, result.messages());
+            assertTrue(result.megabytesPerSecond() > 0);
+            assertArrayEquals(pattern, link.server.buffer.segment().asSlice(0, 65536).toArray(ValueLayout.JAVA_BYTE));
+
+            final BandwidthTest.Result read = new BandwidthTest(link, SendOpcode.RDMA_READ, 4096, 8, Poller.YIELD).run(200);
+            assertEquals(200L * 4096, read.bytes());
+        }
+    }
+
+    @Test
+    void latencyTestsRecordEveryRoundTrip() throws Exception {
+        try (Link link = new Link("soft", LOOPBACK, 256, 16, 1 << 20)) {
+            for (final SendOpcode opcode : List.of(SendOpcode.SEND, SendOpcode.RDMA_WRITE)) {
+                final Histogram h = new LatencyTest(link, opcode, 64, Poller.YIELD).run(500);
+                assertEquals(500, h.getTotalCount(), opcode.toString());
+                assertTrue(h.getMinValue() > 0);
+            }
+        }
+    }
+
+    @Test
+    void tcpBaselinesMoveTheirBytes() throws Exception {
+        final BandwidthTest.Result stream = TcpBaseline.stream(LOOPBACK, 65536, 64);
+        assertEquals(64L * 65536, stream.bytes());
+        final Histogram pingPong = TcpBaseline.pingPong(LOOPBACK, 64, 300, Poller.YIELD);
+        assertEquals(300, pingPong.getTotalCount());
+    }
+
+    @Test
+    void comparisonRowsReportMediansRatiosAndGoals() {
+        assertEquals(3.0, Comparison.median(new double[] {9, 1, 3}));
+        assertEquals(2.5, Comparison.median(new double[] {4, 1, 2, 3}));
+        final Comparison.Row bandwidth = new Comparison.Row("bw", "MB/s", true, new double[] {60, 80, 70}, new double[] {100, 100, 100}, 0.7);
+        assertEquals(0.7, bandwidth.ratio(), 1e-9);
+        assertTrue(bandwidth.verdict().startsWith("met"));
+        final Comparison.Row latency = new Comparison.Row("lat", "us", false, new double[] {16}, new double[] {10}, 1.5);
+        assertTrue(latency.verdict().startsWith("MISSED"));
+    }
+}
