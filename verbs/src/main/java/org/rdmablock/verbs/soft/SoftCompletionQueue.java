@@ -45,8 +45,10 @@ final class SoftCompletionQueue implements CompletionQueue {
     /** Snapshot of {@link #queuePairs} for allocation-free iteration in {@link #poll}. */
     private volatile SoftQueuePair[] members = new SoftQueuePair[0];
     private volatile long consumed;
-    /** When {@link #poll} last ran, {@link System#nanoTime()} terms. */
+    /** When {@link #poll} last found the CQ empty, {@link System#nanoTime()} terms. */
     private volatile long lastPoll = Long.MIN_VALUE / 2;
+    /** Moving average of the time between empty polls, nanoseconds: small when a thread spins on this CQ. */
+    private volatile long pollInterval = Long.MAX_VALUE / 2;
     private volatile boolean overrun;
     private volatile boolean closed;
 
@@ -142,7 +144,9 @@ final class SoftCompletionQueue implements CompletionQueue {
         }
         int count = published(max, completions);
         if (count == 0 && POLL_PROGRESS) {
-            lastPoll = System.nanoTime();
+            final long now = System.nanoTime();
+            pollInterval += (Math.min(now - lastPoll, 1_000_000L) - pollInterval) >> 3;
+            lastPoll = now;
             for (final SoftQueuePair qp : members) {
                 qp.progress();
             }
@@ -164,9 +168,16 @@ final class SoftCompletionQueue implements CompletionQueue {
         return count;
     }
 
-    /** Whether a thread polled this CQ (and found it empty) within {@code window} nanoseconds before {@code now}. */
-    boolean polledWithin(final long now, final long window) {
-        return now - lastPoll < window;
+    /** Longest average time between polls that counts as a thread spinning on this CQ. */
+    static final long SPIN_POLL_INTERVAL_NANOS = 10_000;
+
+    /**
+     * Whether a thread is spinning on this CQ: it found the CQ empty within {@code window} nanoseconds before
+     * {@code now}, and its polls come at most {@link #SPIN_POLL_INTERVAL_NANOS} apart on average. A thread that
+     * polls now and then (between waits on memory, say) does not count: it would not read the sockets in time.
+     */
+    boolean spunOnWithin(final long now, final long window) {
+        return now - lastPoll < window && pollInterval <= SPIN_POLL_INTERVAL_NANOS;
     }
 
     private int published(final int max, final WorkCompletions completions) {

@@ -701,17 +701,17 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     }
 
     /**
-     * While an application thread keeps polling this QP's completion queues, it reads the stream itself (see
+     * While an application thread spins on this QP's completion queues, it reads the stream itself (see
      * {@link SoftCompletionQueue#POLL_PROGRESS}); waking the agent for every message as well would only steal its
      * core. So the agent stops watching for input and looks again every {@link #POLL_HANDOFF_NANOS}: when the
-     * polling has stopped it watches the socket again (at most that long later).
+     * spinning has stopped it watches the socket again (at most that long later).
      */
     private static final long POLL_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long POLLING_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
     private long handOffDeadline = Long.MAX_VALUE;
 
     private boolean pollerActive(final long now) {
-        return SoftCompletionQueue.POLL_PROGRESS && (recvCq.polledWithin(now, POLLING_WINDOW_NANOS) || sendCq.polledWithin(now, POLLING_WINDOW_NANOS));
+        return SoftCompletionQueue.POLL_PROGRESS && (recvCq.spunOnWithin(now, POLLING_WINDOW_NANOS) || sendCq.spunOnWithin(now, POLLING_WINDOW_NANOS));
     }
 
     private void handOffToPoller(final SelectionKey readyKey) {
@@ -725,7 +725,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (now - handOffDeadline < 0) {
             return 0;
         }
-        if (recvCq.polledWithin(now, POLL_HANDOFF_NANOS) || sendCq.polledWithin(now, POLL_HANDOFF_NANOS)) {
+        if (recvCq.spunOnWithin(now, POLLING_WINDOW_NANOS) || sendCq.spunOnWithin(now, POLLING_WINDOW_NANOS)) {
             handOffDeadline = now + POLL_HANDOFF_NANOS;
             return 0;
         }
@@ -937,9 +937,18 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         return FpduReader.ACCEPT;
     }
 
+    /**
+     * Set (before trying to take a receive) while the stream waits for one: a thread that posts a receive after
+     * a failed take is then sure to see it and resume the stream (the two sides order through the receive
+     * queue's lock and this volatile).
+     */
+    private volatile boolean awaitingReceive;
+
     /** Takes a receive for a new untagged message; without one, waits as RNR does (RC) or drops (UC). */
     private int takeReceiveOrWait(final FpduHeader header) {
+        awaitingReceive = true;
         if (takeReceive(rxRecv)) {
+            awaitingReceive = false;
             rxRecvActive = true;
             rxRecvPlaced = 0;
             rxUcDiscarding = false;
@@ -947,6 +956,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             return FpduReader.ACCEPT;
         }
         if (type == QueuePairType.UC) {
+            awaitingReceive = false;
             rxUcDiscarding = true;
             rxRecvActive = true;
             rxRecvPlaced = 0;
@@ -959,6 +969,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
         if (rnrDeadline != Long.MAX_VALUE - 1 && now - rnrDeadline >= 0) {
             rnrDeadline = Long.MAX_VALUE;
+            awaitingReceive = false;
             return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER,
                 TerminateMessage.DDP_NO_BUFFER, AsyncEvent.Type.QP_REQ_ERR);
         }
@@ -1007,7 +1018,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     @Override
     void receivePosted() {
         final IoAgent a = agent;
-        if (a != null && reader != null && reader.isPaused()) {
+        if (a != null && awaitingReceive) {
             a.execute(this::resumeReading);
         }
     }
@@ -1227,14 +1238,14 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     /** RFC 7306 Immediate Data: completes a receive as RECV_RDMA_WITH_IMM for the RDMA WRITE before it. */
     private int onImmediate(final FpduHeader header, final ByteBuffer buffer) {
-        if (!takeReceive(rxRecv)) {
-            if (type == QueuePairType.UC) {
-                return FpduReader.ACCEPT;
-            }
-            final int verdict = takeReceiveOrWait(header);
-            if (verdict != FpduReader.ACCEPT) {
-                return verdict;
-            }
+        final int verdict = takeReceiveOrWait(header);
+        if (verdict != FpduReader.ACCEPT) {
+            return verdict;
+        }
+        if (rxUcDiscarding) {
+            rxUcDiscarding = false;
+            rxRecvActive = false;
+            return FpduReader.ACCEPT; // UC without a receive: dropped
         }
         rnrDeadline = Long.MAX_VALUE;
         rxRecvActive = false;
