@@ -115,8 +115,12 @@ final class LatencyTest {
                 }
             }
             final byte expected = (byte) (sequence + 1);
+            final long deadline = System.nanoTime() + Poller.STALL_NANOS;
             while ((byte) BYTE.getVolatile(inbox, (long) size + size - 1) != expected) {
                 poller.pause();
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("no RDMA WRITE arrived within 30 s: the run is stuck");
+                }
             }
         }
 

@@ -23,11 +23,20 @@ enum Poller {
         }
     }
 
-    /** Polls until at least one completion arrived; fails on an error completion. */
+    /** How long a test waits for a completion before declaring the run stuck. */
+    static final long STALL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
+    /** Polls until at least one completion arrived; fails on an error completion or after {@link #STALL_NANOS}. */
     int await(final CompletionQueue cq, final WorkCompletions wc) {
         int n;
+        long deadline = 0;
         while ((n = cq.poll(wc)) == 0) {
             pause();
+            if (deadline == 0) {
+                deadline = System.nanoTime() + STALL_NANOS;
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no completion within " + STALL_NANOS / 1_000_000_000 + " s: the run is stuck");
+            }
         }
         for (int i = 0; i < n; i++) {
             if (wc.status(i) != WcStatus.SUCCESS) {

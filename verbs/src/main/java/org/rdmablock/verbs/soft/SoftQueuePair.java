@@ -90,7 +90,7 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
             rcq.attach(this);
         }
         if (srq != null) {
-            srq.attach();
+            srq.attach(this);
         }
     }
 
@@ -381,7 +381,7 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
         sendCq.detach(this);
         recvCq.detach(this);
         if (srq != null) {
-            srq.detach();
+            srq.detach(this);
         }
         pd.released(this);
     }

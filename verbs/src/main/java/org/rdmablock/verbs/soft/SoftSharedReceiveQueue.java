@@ -11,7 +11,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
     private final SoftProtectionDomain pd;
     private final ReceiveQueue queue;
     private volatile int limit;
-    private int users;
+    private final java.util.concurrent.CopyOnWriteArrayList<SoftQueuePair> users = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     SoftSharedReceiveQueue(final SoftProtectionDomain pd, final int maxWr, final int maxSge) {
         this.pd = pd;
@@ -30,6 +30,9 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
     @Override
     public void postReceive(final ReceiveWorkRequest wr) {
         queue.post(wr);
+        for (final SoftQueuePair qp : users) {
+            qp.receivePosted(); // a QP whose stream waits for a receive goes on
+        }
     }
 
     /** Takes a work request for an incoming message and fires the limit event when it drops below the limit. */
@@ -58,18 +61,18 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         return queue.pending();
     }
 
-    synchronized void attach() {
-        users++;
+    void attach(final SoftQueuePair qp) {
+        users.add(qp);
     }
 
-    synchronized void detach() {
-        users--;
+    void detach(final SoftQueuePair qp) {
+        users.remove(qp);
     }
 
     @Override
-    public synchronized void close() {
-        if (users > 0) {
-            throw new VerbsException(VerbsException.EBUSY, "SRQ still used by " + users + " queue pair(s)");
+    public void close() {
+        if (!users.isEmpty()) {
+            throw new VerbsException(VerbsException.EBUSY, "SRQ still used by " + users.size() + " queue pair(s)");
         }
         pd.released(this);
     }

@@ -174,6 +174,41 @@ class ErrorConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void sendsThatKeepFindingNoReceiveAllArriveInOrder(final ProviderFixture fixture) throws Exception {
+        final int messages = 2000;
+        try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
+            final MemoryRegion sink = pair.server.register(8, AccessFlags.LOCAL_WRITE);
+            final MemoryRegion source = pair.client.register(8L * messages, AccessFlags.LOCAL_WRITE);
+            final java.util.concurrent.CompletableFuture<Void> sender = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                final SendWorkRequest send = new SendWorkRequest().opcode(SendOpcode.SEND);
+                final var wc = new org.rdmablock.verbs.WorkCompletions(16);
+                for (int i = 0; i < messages; i++) {
+                    source.segment().set(java.lang.foreign.ValueLayout.JAVA_INT, 8L * i, i);
+                    send.wrId(i).flags(i % 16 == 15 ? SendFlags.SIGNALED : 0).sgl().clear().add(source, 8L * i, 4);
+                    while (true) {
+                        try {
+                            pair.clientQp.postSend(send);
+                            break;
+                        } catch (final VerbsException full) {
+                            pair.clientCq.poll(wc); // send queue full: reap and retry
+                        }
+                    }
+                    pair.clientCq.poll(wc);
+                }
+            });
+            // one receive at a time, posted only after the previous message landed: most SENDs find none posted
+            for (int i = 0; i < messages; i++) {
+                postReceive(pair.serverQp, sink, 0, 8, i);
+                final Wc received = Completions.awaitOne(pair.serverCq);
+                assertEquals(WcStatus.SUCCESS, received.status());
+                assertEquals(i, sink.segment().get(java.lang.foreign.ValueLayout.JAVA_INT, 0), "message " + i + " in order");
+            }
+            sender.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void receiveBufferTooSmallIsLocalLengthErrorThereAndRemoteInvalidRequestHere(final ProviderFixture fixture) throws Exception {
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
             final MemoryRegion sink = pair.server.register(64, AccessFlags.LOCAL_WRITE);
