@@ -240,25 +240,13 @@ final class FpduReader {
                     return false;
                 }
             }
-            final int verdict = handler.onControl(header, staging);
-            if (verdict == PAUSE) {
-                paused = true;
-                return false;
-            }
-            if (verdict == FAIL) {
-                failed = true;
+            if (!accepted(handler.onControl(header, staging))) {
                 return false;
             }
             position += total;
             return true;
         }
-        final int verdict = handler.onDataHeader(header, payload, placement);
-        if (verdict == PAUSE) {
-            paused = true;
-            return false;
-        }
-        if (verdict == FAIL) {
-            failed = true;
+        if (!accepted(handler.onDataHeader(header, payload, placement))) {
             return false;
         }
         if (crcEnabled) {
@@ -270,6 +258,13 @@ final class FpduReader {
         position += headerLength;
         phase = PAYLOAD;
         return true;
+    }
+
+    /** Records a PAUSE or FAIL verdict; true for ACCEPT. */
+    private boolean accepted(final int verdict) {
+        paused = verdict == PAUSE;
+        failed = verdict == FAIL;
+        return verdict == ACCEPT;
     }
 
     private void updateCrc(final int offset, final int length) {

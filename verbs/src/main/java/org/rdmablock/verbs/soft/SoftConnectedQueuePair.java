@@ -1153,8 +1153,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     private int onReadRequest(final FpduHeader header, final ByteBuffer buffer) {
         if (irq.isFull()) {
-            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
-                TerminateMessage.RDMAP_CATASTROPHIC_STREAM, AsyncEvent.Type.QP_REQ_ERR);
+            return irdExceeded(header);
         }
         rxReadRequest.wrap(buffer, header.offset());
         final int size = rxReadRequest.size();
@@ -1163,12 +1162,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (size != 0) {
             final int check = remoteAccess(rxReadRequest.sourceStag(), rxReadRequest.sourceOffset(), size & 0xFFFF_FFFFL, AccessFlags.REMOTE_READ);
             if (check != ACCESS_OK) {
-                return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION, switch (check) {
-                    case ACCESS_BOUNDS -> TerminateMessage.RDMAP_BASE_BOUNDS;
-                    case ACCESS_RIGHTS -> TerminateMessage.RDMAP_ACCESS_RIGHTS;
-                    case ACCESS_NOT_ASSOCIATED -> TerminateMessage.RDMAP_STAG_NOT_ASSOCIATED;
-                    default -> TerminateMessage.RDMAP_INVALID_STAG;
-                }, AsyncEvent.Type.QP_ACCESS_ERR);
+                return remoteProtectionError(header, check);
             }
             source = resolvedRegion;
             sourceOffset = resolvedOffset;
@@ -1180,8 +1174,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     private int onAtomicRequest(final FpduHeader header, final ByteBuffer buffer) {
         if (irq.isFull()) {
-            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
-                TerminateMessage.RDMAP_CATASTROPHIC_STREAM, AsyncEvent.Type.QP_REQ_ERR);
+            return irdExceeded(header);
         }
         rxAtomic.wrap(buffer, header.offset());
         final long to = rxAtomic.remoteOffset();
@@ -1190,12 +1183,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             check = ACCESS_BOUNDS;
         }
         if (check != ACCESS_OK) {
-            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION, switch (check) {
-                case ACCESS_BOUNDS -> TerminateMessage.RDMAP_BASE_BOUNDS;
-                case ACCESS_RIGHTS -> TerminateMessage.RDMAP_ACCESS_RIGHTS;
-                case ACCESS_NOT_ASSOCIATED -> TerminateMessage.RDMAP_STAG_NOT_ASSOCIATED;
-                default -> TerminateMessage.RDMAP_INVALID_STAG;
-            }, AsyncEvent.Type.QP_ACCESS_ERR);
+            return remoteProtectionError(header, check);
         }
         final MemorySegment memory = resolvedRegion.segment();
         final long original;
@@ -1253,6 +1241,22 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         completeReceive(rxRecv.wrId, 0, WcOpcode.RECV_RDMA_WITH_IMM, (int) rxLastWriteLength, rxAtomic.immediate(), 0,
             WorkCompletions.FLAG_WITH_IMM, header.opcode() == RdmapOpcode.IMMEDIATE_DATA_WITH_SE);
         return FpduReader.ACCEPT;
+    }
+
+    /** The peer has more READ/atomic requests in flight than the IRD it was granted. */
+    private int irdExceeded(final FpduHeader header) {
+        return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+            TerminateMessage.RDMAP_CATASTROPHIC_STREAM, AsyncEvent.Type.QP_REQ_ERR);
+    }
+
+    /** Terminates for a failed {@link #remoteAccess} of a READ source or atomic target (RDMAP remote protection). */
+    private int remoteProtectionError(final FpduHeader header, final int check) {
+        return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION, switch (check) {
+            case ACCESS_BOUNDS -> TerminateMessage.RDMAP_BASE_BOUNDS;
+            case ACCESS_RIGHTS -> TerminateMessage.RDMAP_ACCESS_RIGHTS;
+            case ACCESS_NOT_ASSOCIATED -> TerminateMessage.RDMAP_STAG_NOT_ASSOCIATED;
+            default -> TerminateMessage.RDMAP_INVALID_STAG;
+        }, AsyncEvent.Type.QP_ACCESS_ERR);
     }
 
     /** Checks a remote access to {@code [to, to + length)} under {@code stag}; sets the resolved region and offset. */

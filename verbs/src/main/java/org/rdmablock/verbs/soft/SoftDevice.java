@@ -35,6 +35,8 @@ final class SoftDevice implements RdmaDevice {
     /** Outbound RDMA READ / atomic requests a QP may have in flight (ORD). */
     static final int MAX_ORD = 128;
     static final int MAX_INLINE = 1024;
+    /** Seconds between logged dumps of every connected QP's state; 0 (the default) for none. */
+    static final int DUMP_SECONDS = Integer.getInteger("rdmablock.soft.dumpStateSeconds", 0);
     /** I/O agent threads; default 1 on machines of up to 4 cores, else 2. */
     static final int AGENTS = Integer.getInteger("rdmablock.soft.agents", Runtime.getRuntime().availableProcessors() > 4 ? 2 : 1);
 
@@ -54,21 +56,25 @@ final class SoftDevice implements RdmaDevice {
     SoftDevice(final String name, final InetAddress bindAddress) {
         this.name = name;
         this.bindAddress = bindAddress;
-        if (Boolean.getBoolean("rdmablock.soft.debugDump")) {
-            Thread.ofPlatform().daemon().start(() -> {
-                while (true) {
-                    try {
-                        Thread.sleep(10_000);
-                    } catch (final InterruptedException e) {
-                        return;
-                    }
-                    for (final SoftQueuePair qp : queuePairs) {
-                        if (qp instanceof SoftConnectedQueuePair c) {
-                            System.err.println(name + ": " + c.describe());
-                        }
-                    }
+        if (DUMP_SECONDS > 0) {
+            Thread.ofPlatform().daemon().name(name + "-state-dump").start(this::dumpStates);
+        }
+    }
+
+    /** Every {@link #DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls). */
+    private void dumpStates() {
+        final System.Logger log = System.getLogger(SoftDevice.class.getName());
+        while (true) {
+            try {
+                Thread.sleep(DUMP_SECONDS * 1000L);
+            } catch (final InterruptedException e) {
+                return;
+            }
+            for (final SoftQueuePair qp : queuePairs) {
+                if (qp instanceof SoftConnectedQueuePair connected) {
+                    log.log(System.Logger.Level.INFO, "{0}: {1}", name, connected.describe());
                 }
-            });
+            }
         }
     }
 

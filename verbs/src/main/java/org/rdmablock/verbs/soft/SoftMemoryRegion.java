@@ -80,7 +80,12 @@ final class SoftMemoryRegion implements MemoryRegion, StagTable.StagEntry {
 
     /** Whether {@code [addr, addr + len)} lies inside the region (overflow-safe). */
     boolean contains(final long addr, final long len) {
-        return len >= 0 && addr - address >= 0 && addr - address <= length - len && Long.compareUnsigned(addr, address) >= 0;
+        return within(address, length, addr, len);
+    }
+
+    /** Whether {@code [addr, addr + len)} lies inside {@code [base, base + size)}, without overflow. */
+    static boolean within(final long base, final long size, final long addr, final long len) {
+        return len >= 0 && Long.compareUnsigned(addr, base) >= 0 && addr - base <= size - len;
     }
 
     /** A fresh ByteBuffer over the {@link #VIEW_SPAN}-sized window {@code window} of the region, for I/O caches. */

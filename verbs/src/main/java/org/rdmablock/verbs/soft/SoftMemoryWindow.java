@@ -91,7 +91,7 @@ final class SoftMemoryWindow implements MemoryWindow, StagTable.StagEntry {
     }
 
     boolean contains(final long addr, final long len) {
-        return len >= 0 && Long.compareUnsigned(addr, address) >= 0 && addr - address <= length - len;
+        return SoftMemoryRegion.within(address, length, addr, len);
     }
 
     @Override

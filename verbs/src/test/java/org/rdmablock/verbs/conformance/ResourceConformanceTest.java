@@ -107,15 +107,21 @@ class ResourceConformanceTest {
         }
     }
 
+    /** A window over the first {@code length} bytes of {@code region}, bound through the server's QP. */
+    private static MemoryWindow boundWindow(final ConnectedPair pair, final MemoryRegion region, final long length, final int rights) {
+        final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
+        pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
+            .bind(window, region, region.address(), length, rights));
+        assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+        return window;
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void memoryWindowRejectsAccessOutsideItsRangeAndRights(final ProviderFixture fixture) throws Exception {
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
             final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
-            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
-            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
-                .bind(window, region, region.address(), 1024, AccessFlags.REMOTE_READ));
-            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryWindow window = boundWindow(pair, region, 1024, AccessFlags.REMOTE_READ);
             final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
             final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                 .remote(region.address(), window.rkey());
@@ -125,10 +131,7 @@ class ResourceConformanceTest {
         }
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
             final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
-            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
-            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
-                .bind(window, region, region.address(), 1024, AccessFlags.REMOTE_READ));
-            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryWindow window = boundWindow(pair, region, 1024, AccessFlags.REMOTE_READ);
             final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
             final SendWorkRequest read = new SendWorkRequest().opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                 .remote(region.address() + 1000, window.rkey());
@@ -143,10 +146,7 @@ class ResourceConformanceTest {
     void sendWithInvalidateInvalidatesTheWindowAtTheReceiver(final ProviderFixture fixture) throws Exception {
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
             final MemoryRegion region = pair.server.register(4096, ALL | AccessFlags.MW_BIND);
-            final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
-            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
-                .bind(window, region, region.address(), 4096, AccessFlags.REMOTE_WRITE));
-            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryWindow window = boundWindow(pair, region, 4096, AccessFlags.REMOTE_WRITE);
             postReceive(pair.serverQp, region, 2048, 64, 50);
             pair.clientQp.postSend(new SendWorkRequest().opcode(SendOpcode.SEND_WITH_INV).invalidateRkey(window.rkey())
                 .flags(SendFlags.SIGNALED));
