@@ -150,8 +150,17 @@ final class SoftContext implements DeviceContext {
         }
     }
 
-    /** Stops the event thread (provider close). */
+    /**
+     * The device goes away (provider close): raises DEVICE_FATAL, lets the handler see the events still queued
+     * (for at most a second), then stops the event thread.
+     */
     void shutdown() {
+        raise(AsyncEvent.ofDevice(AsyncEvent.Type.DEVICE_FATAL));
+        final long deadline = System.nanoTime() + 1_000_000_000L;
+        while (!events.isEmpty() && handler != null && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
         closed = true;
         eventThread.interrupt();
     }

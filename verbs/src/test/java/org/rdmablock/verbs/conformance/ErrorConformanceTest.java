@@ -285,8 +285,13 @@ class ErrorConformanceTest {
             for (int i = 0; i < 4; i++) {
                 postReceive(qp, mr, 0, 64, i);
             }
+            final var other = pair.server.pd.createQueuePair(org.rdmablock.verbs.QueuePairInitAttributes.of(QueuePairType.UD, smallCq));
             qp.modify(QueuePairState.ERR); // four flush completions into a CQ of two
             pair.server.awaitEvent(AsyncEvent.Type.CQ_ERR, ConnectedPair.TIMEOUT);
+            final AsyncEvent fatal = pair.server.awaitEvent(AsyncEvent.Type.QP_FATAL, ConnectedPair.TIMEOUT);
+            assertTrue(fatal.qp() == qp || fatal.qp() == other, "QP_FATAL names a QP of the overrun CQ");
+            ErrorConformanceTest.awaitState(other, QueuePairState.ERR);
+            other.close();
             final var wc = new org.rdmablock.verbs.WorkCompletions(8);
             assertEquals(VerbsException.EIO, assertThrows(VerbsException.class, () -> smallCq.poll(wc)).errno());
             qp.close();

@@ -237,6 +237,15 @@ class ResourceConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void deviceThatGoesAwayRaisesDeviceFatal(final ProviderFixture fixture) throws Exception {
+        assumeTrue(fixture.portEvents() != null, "this fixture cannot remove its device");
+        final Host host = new Host(fixture);
+        host.provider.close(); // the soft device goes away with its provider
+        assertTrue(host.events.stream().anyMatch(e -> e.type() == AsyncEvent.Type.DEVICE_FATAL), host.events.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void unreliableDatagramsCarryAGrhAndTheSourceQp(final ProviderFixture fixture) throws Exception {
         try (Host a = new Host(fixture); Host b = new Host(fixture)) {
             final CompletionQueue cqA = a.cq(16);
