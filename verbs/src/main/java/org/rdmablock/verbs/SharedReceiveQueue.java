@@ -13,9 +13,6 @@ public interface SharedReceiveQueue extends AutoCloseable {
     /** Arms the limit event (ibv_modify_srq with IBV_SRQ_LIMIT); 0 disarms. */
     void armLimit(int limit);
 
-    /** Receive work requests posted and not yet consumed. */
-    int pending();
-
     @Override
     void close();
 }

@@ -27,11 +27,13 @@ public class VerbsException extends RuntimeException {
     /** errno values used by the providers (Linux numbering). */
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
+    public static final int EINTR = 4;
     public static final int EIO = 5;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
+    public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int ENOSYS = 38;
     public static final int EOPNOTSUPP = 95;

@@ -56,8 +56,8 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         limit = newLimit;
     }
 
-    @Override
-    public int pending() {
+    /** Receive work requests posted and not yet consumed. */
+    int pending() {
         return queue.pending();
     }
 

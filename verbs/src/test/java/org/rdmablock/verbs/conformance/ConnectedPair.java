@@ -69,20 +69,43 @@ public final class ConnectedPair implements AutoCloseable {
         clientCq = client.cq(1024);
         serverCq = server.cq(1024);
         listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 16);
-        clientId = client.provider.connectionManager().resolve(listener.localAddress(), TIMEOUT);
-        clientQp = clientId.createQueuePair(client.pd, new QueuePairInitAttributes(clientSide.type(), clientCq, clientCq,
-            null, clientSide.caps(), false));
-        clientSide.beforeConnect().accept(clientQp);
-        final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> clientId.connect(clientSide.parameters(), TIMEOUT));
-        serverId = listener.nextRequest(TIMEOUT);
-        if (serverId == null) {
-            throw new TimeoutException("no connection request within " + TIMEOUT + ": " + failureOf(connected));
+        ConnectionId requested = null;
+        ConnectionId resolved = null;
+        try {
+            resolved = client.provider.connectionManager().resolve(listener.localAddress(), TIMEOUT);
+            final ConnectionId active = resolved;
+            clientQp = active.createQueuePair(client.pd, new QueuePairInitAttributes(clientSide.type(), clientCq, clientCq,
+                null, clientSide.caps(), false));
+            clientSide.beforeConnect().accept(clientQp);
+            final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> active.connect(clientSide.parameters(), TIMEOUT));
+            requested = listener.nextRequest(TIMEOUT);
+            if (requested == null) {
+                throw new TimeoutException("no connection request within " + TIMEOUT + ": " + failureOf(connected));
+            }
+            serverQp = requested.createQueuePair(server.pd, new QueuePairInitAttributes(serverSide.type(), serverCq, serverCq,
+                serverSrq, serverSide.caps(), false));
+            serverSide.beforeConnect().accept(serverQp);
+            requested.accept(serverSide.parameters());
+            connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (final Exception | AssertionError e) {
+            // nothing of a half-made pair may outlive the test: its threads and connections would disturb the next
+            for (final AutoCloseable c : new AutoCloseable[] {requested, resolved, listener}) {
+                try {
+                    if (c != null) {
+                        c.close();
+                    }
+                } catch (final Exception ignored) {
+                    // best effort
+                }
+            }
+            if (ownsHosts) {
+                client.close();
+                server.close();
+            }
+            throw e;
         }
-        serverQp = serverId.createQueuePair(server.pd, new QueuePairInitAttributes(serverSide.type(), serverCq, serverCq,
-            serverSrq, serverSide.caps(), false));
-        serverSide.beforeConnect().accept(serverQp);
-        serverId.accept(serverSide.parameters());
-        connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        clientId = resolved;
+        serverId = requested;
         acceptData = clientId.privateData();
     }
 

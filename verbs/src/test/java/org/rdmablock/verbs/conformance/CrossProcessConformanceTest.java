@@ -51,14 +51,22 @@ class CrossProcessConformanceTest {
         Remote(final ProviderFixture fixture, final long seed) throws Exception {
             final String java = ProcessHandle.current().info().command().orElse("java");
             process = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), RemotePeer.class.getName(),
+                "-cp", System.getProperty("rdmablock.test.classpath", System.getProperty("java.class.path")), RemotePeer.class.getName(),
                 fixture.name(), fixture.address().getHostAddress(), Long.toString(seed))
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
             final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             final String line = out.readLine();
             if (line == null || !line.startsWith("LISTENING ")) {
+                final StringBuilder rest = new StringBuilder(String.valueOf(line));
+                for (int i = 0; i < 60 && (rest.length() < 8000); i++) {
+                    final String more = out.readLine();
+                    if (more == null) {
+                        break;
+                    }
+                    rest.append('\n').append(more);
+                }
                 process.destroyForcibly();
-                throw new AssertionError("peer did not start: " + line);
+                throw new AssertionError("peer did not start:\n" + rest);
             }
             final int port = Integer.parseInt(line.substring("LISTENING ".length()).trim());
             host = new Host(fixture);

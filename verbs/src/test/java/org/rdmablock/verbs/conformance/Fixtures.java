@@ -14,8 +14,11 @@ final class Fixtures {
         return ProviderFixture.selected().stream();
     }
 
+    /** RC for every provider; UC where the provider's connection manager can connect UC QPs. */
     static Stream<Arguments> connectedTransports() {
-        return providers().flatMap(f -> Stream.of(Arguments.of(f, QueuePairType.RC), Arguments.of(f, QueuePairType.UC)));
+        return providers().flatMap(f -> f.ucThroughConnectionManager()
+            ? Stream.of(Arguments.of(f, QueuePairType.RC), Arguments.of(f, QueuePairType.UC))
+            : Stream.of(Arguments.of(f, QueuePairType.RC)));
     }
 
     static Stream<Arguments> readSizes() {

@@ -19,9 +19,32 @@ import org.rdmablock.verbs.soft.SoftProvider;
  * @param address    the local address the tests listen on and connect to
  * @param portEvents how to raise a port state change, or null when the fixture cannot
  * @param udGidIndex GID table index whose GID addresses UD peers (soft: 0; RoCE v2 IPv4: 1)
+ * @param ucThroughConnectionManager whether UC QPs can be connected by the connection manager (rdma_cm's
+ *                                   RDMA_PS_TCP port space, which the native provider uses, carries RC only)
+ * @param knownIssues names of device bugs the tests work around or skip (see the constants), from
+ *                    {@code -Drdmablock.conformance.knownIssues=a,b} for the native provider
  */
 public record ProviderFixture(String name, Supplier<VerbsProvider> factory, InetAddress address,
-                              PortEvents portEvents, int udGidIndex) {
+                              PortEvents portEvents, int udGidIndex, boolean ucThroughConnectionManager,
+                              java.util.Set<String> knownIssues) {
+    /**
+     * rxe (Linux 6.1): an access through a memory window that fails leaks a reference, and destroying the QPs
+     * then stalls 50 s per object (WARN at rxe_pool.c:255): window error paths are skipped.
+     */
+    public static final String RXE_WINDOW_ERROR_LEAK = "rxe-mw-error-leak";
+    /** rxe (Linux 6.1): receives posted after the QP entered ERR are not flushed. */
+    public static final String RXE_NO_FLUSH_AFTER_ERR = "rxe-no-flush-after-err";
+    /**
+     * rxe (Linux 6.1) with rdma-core's rxe provider: the kernel's wc_flags reach user space unconverted, so SEND
+     * with Invalidate completes with IB_WC_WITH_INVALIDATE (bit 2) instead of IBV_WC_WITH_INV (bit 3).
+     */
+    public static final String RXE_KERNEL_WC_FLAGS = "rxe-kernel-wc-flags";
+
+    /** Whether the device under test has the named bug. */
+    public boolean has(final String issue) {
+        return knownIssues.contains(issue);
+    }
+
     /** Raises port state changes on a provider instance. */
     @FunctionalInterface
     public interface PortEvents {
@@ -41,7 +64,8 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
                 case "soft" -> soft();
                 case "native" -> new ProviderFixture("native", () -> VerbsProvider.load("native"),
                     address(System.getProperty("rdmablock.conformance.address", "127.0.0.1")), null,
-                    Integer.getInteger("rdmablock.conformance.gidIndex", 1));
+                    Integer.getInteger("rdmablock.conformance.gidIndex", 1), false,
+                    java.util.Set.of(System.getProperty("rdmablock.conformance.knownIssues", "").split(",")));
                 default -> throw new IllegalArgumentException("unknown provider fixture " + name);
             });
         }
@@ -51,7 +75,7 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
     /** The soft provider on loopback. */
     public static ProviderFixture soft() {
         return new ProviderFixture("soft", SoftProvider::new, address("127.0.0.1"),
-            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0);
+            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0, true, java.util.Set.of());
     }
 
     private static InetAddress address(final String text) {

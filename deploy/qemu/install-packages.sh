@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what the QEMU harness and the native provider's bindings need, from Debian's packages (root).
+set -euo pipefail
+need="qemu-system-x86 busybox-static kmod cpio iproute2 rdma-core ibverbs-providers ibverbs-utils rdmacm-utils
+      perftest libibverbs-dev librdmacm-dev"
+missing=""
+for p in $need; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  echo "installing:$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2
+  apt-get install -y -q --no-install-recommends $missing >&2
+fi

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Host side, before a boot: builds the project (tests compiled, not run) and writes what the guest's plans run
+# from: $W/java/test.classpath (verbs and tools test classpaths) and the JUnit console launcher.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+W="$1"
+cd "$repo"
+. bin/java-env.sh
+mkdir -p "$W/java"
+mvn -q -B -ntp -pl verbs,tools -am package dependency:build-classpath -DskipTests -Dmdep.includeScope=test \
+  -Dmdep.outputFile=build/test.classpath >&2
+{ echo -n "$repo/verbs/build/test-classes:$repo/verbs/build/classes:$repo/tools/build/test-classes:$repo/tools/build/classes:";
+  cat verbs/build/test.classpath; echo -n ":"; cat tools/build/test.classpath; } > "$W/java/test.classpath"
+if [ ! -f "$W/java/junit-console.jar" ]; then
+  mvn -q -B -ntp dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:6.1.3 \
+    -DoutputDirectory="$W/java" >&2
+  mv "$W/java"/junit-platform-console-standalone-*.jar "$W/java/junit-console.jar"
+fi
+echo "$JAVA_HOME" > "$W/java/java-home"

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Boots Debian's own kernel under QEMU (software emulation) with the host's root filesystem shared read-only,
+# brings up Soft-RoCE (rdma_rxe) on an in-guest veth pair (and, with --siw, the kernel's soft iWARP on another
+# one), runs a test plan inside the guest and brings its results back. The guest has no QEMU network device:
+# nothing leaves it.
+#
+#   deploy/qemu/run.sh [--siw] [--serve] [--timeout SECONDS] [plan.sh]
+#
+# plan.sh (default: deploy/qemu/plans/verbs-native.sh) runs in the guest as root after the RDMA devices are up,
+# with $OUT (the results folder, shared back to the host), $REPO (this checkout) and $W (the work folder) set;
+# its `step NAME command...` helper logs each step's exit status and time to $OUT/summary.txt.
+# --serve keeps the guest up after the plan and runs every script dropped into $W/out/inbox (developing).
+# The work folder is $QEMU_WORK or <repo>/.qemu-work (git-ignored); the guest console is in it (console.log).
+# Needs root (apt-get, dpkg). One boot takes about a minute before the plan starts.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+W="${QEMU_WORK:-$repo/.qemu-work}"
+siw=0; serve=0; timeout=840; plan="$repo/deploy/qemu/plans/verbs-native.sh"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --siw) siw=1 ;;
+    --serve) serve=1; timeout=3600 ;;
+    --timeout) timeout="$2"; shift ;;
+    -*) echo "unknown option $1" >&2; exit 2 ;;
+    *) plan="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;;
+  esac
+  shift
+done
+mkdir -p "$W"
+rm -rf "$W/out"; mkdir -p "$W/out/inbox"
+
+bash "$repo/deploy/qemu/install-packages.sh"
+bash "$repo/deploy/qemu/prepare-java.sh" "$W"
+
+# ---- the kernel: exactly the package linux-image-amd64 depends on (a glob would pull every ABI)
+KPKG=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-6/{print $2; exit}')
+KV=${KPKG#linux-image-}
+if [ ! -f "$W/kpkg/boot/vmlinuz-$KV" ]; then
+  rm -rf "$W/kpkg"; (cd "$W" && apt-get download -q "$KPKG" && dpkg -x "${KPKG}"_*.deb kpkg && rm -f "${KPKG}"_*.deb)
+  depmod -b "$W/kpkg" "$KV"   # the .deb ships no modules.dep
+fi
+if [ "$siw" = 1 ] && [ ! -f "$W/siw/siw.ko" ]; then
+  bash "$repo/deploy/qemu/build-siw.sh" "$W" "$KPKG"
+fi
+
+# ---- initramfs: busybox, the virtio/9p/overlay modules, and an init that switches to the shared host root
+ird="$W/initramfs"; rm -rf "$ird"; mkdir -p "$ird"/{bin,dev,proc,sys,mods}
+cp /bin/busybox "$ird/bin/"; mknod "$ird/dev/console" c 5 1
+mods="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+for m in $mods; do
+  cp "$(modprobe -d "$W/kpkg" -S "$KV" -n -v "$m" | awk '{f=$2} END{print f}')" "$ird/mods/"
+done
+cat > "$ird/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin; export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+for m in $mods; do insmod /mods/\$m.ko; done
+mkdir -p /lower /rw /newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose hostroot /lower
+mount -t tmpfs -o size=3g tmpfs /rw; mkdir -p /rw/u /rw/w
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/u,workdir=/rw/w /newroot
+mkdir -p /newroot/usr/lib/modules/$KV /newroot/mnt/out
+mount --bind /newroot$W/kpkg/lib/modules/$KV /newroot/usr/lib/modules/$KV
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=none out /newroot/mnt/out
+for d in proc sys dev; do mount --move /\$d /newroot/\$d; done
+exec switch_root /newroot /bin/bash $repo/deploy/qemu/guest.sh
+INIT
+chmod +x "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$W/initrd.gz"
+printf 'REPO=%q\nW=%q\nPLAN=%q\nSIW=%s\nSERVE=%s\n' "$repo" "$W" "$plan" "$siw" "$serve" > "$W/out/guest.env"
+
+echo "booting $KV under QEMU (TCG); plan $(basename "$plan"); console: $W/console.log" >&2
+start=$(date +%s)
+set +e
+timeout --kill-after=10 "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 6144 -smp 2 -machine q35 \
+  -kernel "$W/kpkg/boot/vmlinuz-$KV" -initrd "$W/initrd.gz" -append "console=ttyS0 panic=-1 loglevel=4" \
+  -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+  -virtfs local,path="$W/out",mount_tag=out,security_model=none \
+  -nic none -display none -nographic -serial mon:stdio -monitor none -no-reboot </dev/null > "$W/console.log" 2>&1
+rc=$?
+set -e
+echo "guest ran $(( $(date +%s) - start )) s (qemu exit $rc)" >&2
+if [ ! -f "$W/out/summary.txt" ]; then
+  echo "no results came back; the console's end:" >&2; tail -30 "$W/console.log" >&2; exit 1
+fi
+cat "$W/out/summary.txt"
+# the plan's verdict: every step recorded rc=0
+! grep -q ' rc=[1-9]' "$W/out/summary.txt" && grep -q '^plan done' "$W/out/summary.txt"

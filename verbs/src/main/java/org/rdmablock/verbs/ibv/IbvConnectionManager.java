@@ -1,0 +1,244 @@
+package org.rdmablock.verbs.ibv;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.ConnectionListener;
+import org.rdmablock.verbs.ConnectionManager;
+import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.ibv.bindings.Rdma;
+import org.rdmablock.verbs.ibv.bindings.pollfd;
+import org.rdmablock.verbs.ibv.bindings.rdma_cm_event;
+import org.rdmablock.verbs.ibv.bindings.rdma_conn_param;
+import org.rdmablock.verbs.ibv.bindings.rdma_event_channel;
+
+/**
+ * librdmacm for one provider instance: one event channel, read by a daemon thread (poll(2) on its fd, then
+ * rdma_get_cm_event), whose events are copied out, acknowledged at once and handed to the id they name.
+ */
+final class IbvConnectionManager implements ConnectionManager {
+    private static final System.Logger LOG = System.getLogger(IbvConnectionManager.class.getName());
+    /** RDMA_PS_TCP: reliable connected port space. */
+    static final int PS_TCP = 0x0106;
+    /** Private data of an InfiniBand CM REQ through rdma_cm (the smallest of connect, accept and reject). */
+    static final int MAX_PRIVATE_DATA = 56;
+    static final int AF_INET = 2;
+
+    // enum rdma_cm_event_type
+    static final int ADDR_RESOLVED = 0;
+    static final int ADDR_ERROR = 1;
+    static final int ROUTE_RESOLVED = 2;
+    static final int ROUTE_ERROR = 3;
+    static final int CONNECT_REQUEST = 4;
+    static final int CONNECT_RESPONSE = 5;
+    static final int CONNECT_ERROR = 6;
+    static final int UNREACHABLE = 7;
+    static final int REJECTED = 8;
+    static final int ESTABLISHED = 9;
+    static final int DISCONNECTED = 10;
+    static final int DEVICE_REMOVAL = 11;
+    static final int TIMEWAIT_EXIT = 15;
+
+    private static final MethodHandle CREATE_ID = Native.withErrno("rdma_create_id", FunctionDescriptor.of(ValueLayout.JAVA_INT,
+        ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+    private static final MethodHandle CREATE_CHANNEL = Native.withErrno("rdma_create_event_channel",
+        FunctionDescriptor.of(Native.C_POINTER));
+
+    /** An rdma_cm event, copied out before it is acknowledged. */
+    record Event(int type, int status, byte[] privateData, long id, long listenId, int responderResources, int initiatorDepth) {
+    }
+
+    private final IbvProvider provider;
+    final MemorySegment channel;
+    private final Map<Long, IbvConnectionId> ids = new ConcurrentHashMap<>();
+    private final Map<Long, IbvConnectionListener> listeners = new ConcurrentHashMap<>();
+    private final Thread dispatcher;
+    private volatile boolean closed;
+
+    IbvConnectionManager(final IbvProvider provider) {
+        this.provider = provider;
+        try {
+            final MemorySegment ch = (MemorySegment) CREATE_CHANNEL.invokeExact(Native.state());
+            if (ch.equals(MemorySegment.NULL)) {
+                throw Native.failure("rdma_create_event_channel", Native.errno());
+            }
+            channel = ch.reinterpret(rdma_event_channel.sizeof());
+        } catch (final VerbsException e) {
+            throw e;
+        } catch (final Throwable e) {
+            throw new VerbsException(VerbsException.EIO, "rdma_create_event_channel: " + e, e);
+        }
+        dispatcher = Thread.ofPlatform().daemon().name("rdma-cm-events").start(this::dispatch);
+    }
+
+    IbvProvider provider() {
+        return provider;
+    }
+
+    @Override
+    public int maxPrivateDataLength() {
+        return MAX_PRIVATE_DATA;
+    }
+
+    /** rdma_create_id on this manager's channel. */
+    MemorySegment createId() {
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment out = scratch.allocate(ValueLayout.ADDRESS);
+            final int rc = (int) CREATE_ID.invokeExact(Native.state(), channel, out, MemorySegment.NULL, PS_TCP);
+            if (rc != 0) {
+                throw Native.failure("rdma_create_id", Native.errno());
+            }
+            return out.get(ValueLayout.ADDRESS, 0).reinterpret(org.rdmablock.verbs.ibv.bindings.rdma_cm_id.sizeof());
+        } catch (final VerbsException e) {
+            throw e;
+        } catch (final Throwable e) {
+            throw new VerbsException(VerbsException.EIO, "rdma_create_id: " + e, e);
+        }
+    }
+
+    void register(final IbvConnectionId id) {
+        ids.put(id.id.address(), id);
+    }
+
+    void unregister(final IbvConnectionId id) {
+        ids.remove(id.id.address());
+    }
+
+    void register(final IbvConnectionListener listener) {
+        listeners.put(listener.id.address(), listener);
+    }
+
+    void unregister(final IbvConnectionListener listener) {
+        listeners.remove(listener.id.address());
+    }
+
+    @Override
+    public ConnectionListener listen(final InetSocketAddress address, final int backlog) {
+        return new IbvConnectionListener(this, address, backlog);
+    }
+
+    @Override
+    public ConnectionId resolve(final InetSocketAddress remote, final Duration timeout) {
+        final IbvConnectionId id = new IbvConnectionId(this, createId(), null);
+        try {
+            id.resolve(remote, timeout);
+            return id;
+        } catch (final RuntimeException e) {
+            id.close();
+            throw e;
+        }
+    }
+
+    private void dispatch() {
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment fds = scratch.allocate(pollfd.layout());
+            final MemorySegment out = scratch.allocate(ValueLayout.ADDRESS);
+            pollfd.fd(fds, rdma_event_channel.fd(channel));
+            pollfd.events(fds, (short) 1);
+            while (!closed) {
+                if (Rdma.poll(fds, 1, 200) <= 0 || Rdma.rdma_get_cm_event(channel, out) != 0) {
+                    continue;
+                }
+                final MemorySegment event = out.get(ValueLayout.ADDRESS, 0).reinterpret(rdma_cm_event.sizeof());
+                final Event copied = copy(event);
+                final IbvConnectionListener listener = copied.type() == CONNECT_REQUEST ? listeners.get(copied.listenId()) : null;
+                try {
+                    if (listener != null) {
+                        listener.request(rdma_cm_event.id(event), copied); // before the ack: the new id is ours now
+                    }
+                } catch (final RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "connection request handling failed", e);
+                }
+                Rdma.rdma_ack_cm_event(event);
+                if (listener == null) {
+                    final IbvConnectionId id = ids.get(copied.id());
+                    if (id != null) {
+                        id.onEvent(copied);
+                    } else if (copied.type() != TIMEWAIT_EXIT) {
+                        LOG.log(System.Logger.Level.DEBUG, "rdma_cm event {0} for an unknown id", copied.type());
+                    }
+                }
+            }
+        }
+    }
+
+    private static Event copy(final MemorySegment event) {
+        final MemorySegment param = rdma_cm_event.param(event);
+        final MemorySegment conn = param; // param.conn is the union's first member
+        final int length = rdma_conn_param.private_data_len(conn) & 0xFF;
+        final MemorySegment data = rdma_conn_param.private_data(conn);
+        final byte[] privateData = length == 0 || data.equals(MemorySegment.NULL) ? new byte[0]
+            : data.reinterpret(length).toArray(ValueLayout.JAVA_BYTE);
+        return new Event(rdma_cm_event.event(event), rdma_cm_event.status(event), privateData,
+            rdma_cm_event.id(event).address(), rdma_cm_event.listen_id(event).address(),
+            rdma_conn_param.responder_resources(conn) & 0xFF, rdma_conn_param.initiator_depth(conn) & 0xFF);
+    }
+
+    /** rdma_get_local_addr (static inline in rdma_cma.h): the id's route.addr.src_addr. */
+    static InetSocketAddress localAddress(final MemorySegment id) {
+        return address(org.rdmablock.verbs.ibv.bindings.rdma_addr.src_addr(
+            org.rdmablock.verbs.ibv.bindings.rdma_route.addr(org.rdmablock.verbs.ibv.bindings.rdma_cm_id.route(id))));
+    }
+
+    /** rdma_get_peer_addr (static inline in rdma_cma.h): the id's route.addr.dst_addr. */
+    static InetSocketAddress peerAddress(final MemorySegment id) {
+        return address(org.rdmablock.verbs.ibv.bindings.rdma_addr.dst_addr(
+            org.rdmablock.verbs.ibv.bindings.rdma_route.addr(org.rdmablock.verbs.ibv.bindings.rdma_cm_id.route(id))));
+    }
+
+    /** A {@code struct sockaddr_in} for an IPv4 socket address. */
+    static MemorySegment sockaddr(final Arena arena, final InetSocketAddress address) {
+        if (!(address.getAddress() instanceof Inet4Address ip)) {
+            throw new VerbsException(VerbsException.EINVAL, "the native provider connects by IPv4 address, not " + address);
+        }
+        final MemorySegment sa = arena.allocate(16, 4);
+        sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET);
+        sa.set(ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 2, (short) address.getPort());
+        MemorySegment.copy(ip.getAddress(), 0, sa, ValueLayout.JAVA_BYTE, 4, 4);
+        return sa;
+    }
+
+    /** The IPv4 socket address at a {@code struct sockaddr *}, or null. */
+    static InetSocketAddress address(final MemorySegment sockaddr) {
+        if (sockaddr.equals(MemorySegment.NULL)) {
+            return null;
+        }
+        final MemorySegment sa = sockaddr.reinterpret(16);
+        if (sa.get(ValueLayout.JAVA_SHORT, 0) != AF_INET) {
+            return null;
+        }
+        final int port = sa.get(ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 2) & 0xFFFF;
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(sa.asSlice(4, 4).toArray(ValueLayout.JAVA_BYTE)), port);
+        } catch (final UnknownHostException e) {
+            return null;
+        }
+    }
+
+    void close() {
+        closed = true;
+        try {
+            dispatcher.join(1000);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (final IbvConnectionId id : ids.values()) {
+            id.close();
+        }
+        for (final IbvConnectionListener listener : listeners.values()) {
+            listener.close();
+        }
+        Rdma.rdma_destroy_event_channel(channel);
+    }
+}
