@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 
 import org.HdrHistogram.Histogram;
 import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.VerbsProvider;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Option;
 @Command(name = "rdmablock-perf", mixinStandardHelpOptions = true, version = "rdmablock-perf 0.1",
     description = "RDMA perf tools (perftest equivalents) and raw TCP baselines.",
     subcommands = {PerfCommand.WriteBw.class, PerfCommand.ReadBw.class, PerfCommand.SendLat.class,
-        PerfCommand.WriteLat.class, PerfCommand.Compare.class})
+        PerfCommand.WriteLat.class, PerfCommand.Compare.class, PerfCommand.RpingCommand.class})
 public final class PerfCommand {
     /** Options every test shares. */
     static class Common {
@@ -168,6 +169,38 @@ public final class PerfCommand {
                 "%s provider vs raw TCP on %s: medians of %d rounds (%d cores, poll %s)", common.provider,
                 common.address.getHostAddress(), rounds, Runtime.getRuntime().availableProcessors(), common.poller));
             return 0;
+        }
+    }
+
+    @Command(name = "rping", description = "An rping peer (librdmacm's example): checks SEND, RDMA READ and RDMA WRITE against another stack.")
+    static final class RpingCommand implements Callable<Integer> {
+        @Option(names = "--provider", defaultValue = "soft", description = "verbs provider (default: ${DEFAULT-VALUE})")
+        String provider;
+
+        @Option(names = {"-s", "--server"}, description = "serve one client")
+        boolean server;
+
+        @Option(names = {"-a", "--address"}, required = true, description = "server address (client), or address to listen on (server)")
+        InetAddress address;
+
+        @Option(names = {"-p", "--port"}, defaultValue = "7174", description = "port (default: ${DEFAULT-VALUE}, as rping)")
+        int port;
+
+        @Option(names = {"-C", "--count"}, defaultValue = "10", description = "pings (client; default: ${DEFAULT-VALUE})")
+        int count;
+
+        @Option(names = {"-S", "--size"}, defaultValue = "64", description = "ping buffer size (default: ${DEFAULT-VALUE}, as rping)")
+        int size;
+
+        @Override
+        public Integer call() throws Exception {
+            try (VerbsProvider p = VerbsProvider.load(provider)) {
+                final Rping rping = new Rping(p, size, System.out);
+                final java.net.InetSocketAddress endpoint = new java.net.InetSocketAddress(address, port);
+                final int pings = server ? rping.server(endpoint) : rping.client(endpoint, count);
+                System.out.println((server ? "served " : "completed ") + pings + " pings, every one verified");
+                return server || pings == count ? 0 : 1;
+            }
         }
     }
 

@@ -49,11 +49,16 @@ class CrossProcessConformanceTest {
         final int rkey;
 
         Remote(final ProviderFixture fixture, final long seed) throws Exception {
-            final String java = ProcessHandle.current().info().command().orElse("java");
-            process = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                "-cp", System.getProperty("rdmablock.test.classpath", System.getProperty("java.class.path")), RemotePeer.class.getName(),
-                fixture.name(), fixture.address().getHostAddress(), Long.toString(seed))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            final String launcher = ProcessHandle.current().info().command().orElse("java");
+            final java.util.List<String> command = new java.util.ArrayList<>(List.of(launcher, "--enable-native-access=ALL-UNNAMED", "-Xmx256m"));
+            for (final String option : System.getProperty("rdmablock.test.peerJvmOptions", "").split(" ")) {
+                if (!option.isBlank()) {
+                    command.add(option); // e.g. -XX:ErrorFile=... to keep a crashed peer's report
+                }
+            }
+            command.addAll(List.of("-cp", System.getProperty("rdmablock.test.classpath", System.getProperty("java.class.path")),
+                RemotePeer.class.getName(), fixture.name(), fixture.address().getHostAddress(), Long.toString(seed)));
+            process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             final String line = out.readLine();
             if (line == null || !line.startsWith("LISTENING ")) {

@@ -1,0 +1,5 @@
+#!/bin/bash
+# The first boot of check.sh (with --siw): the native provider's conformance suite on rxe, then the soft
+# provider against siw.
+bash $REPO/deploy/qemu/plans/verbs-native.sh
+bash $REPO/deploy/qemu/plans/interop.sh
