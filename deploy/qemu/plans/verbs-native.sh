@@ -9,7 +9,7 @@ junit() { # junit <report dir> <selectors...>
   local reports=$1; shift
   $JAVA --enable-native-access=ALL-UNNAMED -Xmx1g -Drdmablock.conformance.providers=native \
     -Drdmablock.conformance.address=192.0.2.15 -Drdmablock.conformance.gidIndex=1 -Drdmablock.test.classpath="$CP" \
-    -Drdmablock.conformance.knownIssues=$RXE_ISSUES \
+    -Drdmablock.conformance.knownIssues=$RXE_ISSUES "-Drdmablock.conformance.linkCommand=ip link set rdma0 %s" \
     -jar $W/java/junit-console.jar execute --class-path "$CP" --reports-dir "$OUT/reports/$reports" \
     --details=tree --disable-banner "$@"
 }

@@ -63,7 +63,7 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
             fixtures.add(switch (name.trim()) {
                 case "soft" -> soft();
                 case "native" -> new ProviderFixture("native", () -> VerbsProvider.load("native"),
-                    address(System.getProperty("rdmablock.conformance.address", "127.0.0.1")), null,
+                    address(System.getProperty("rdmablock.conformance.address", "127.0.0.1")), linkCommand(),
                     Integer.getInteger("rdmablock.conformance.gidIndex", 1), false,
                     java.util.Set.of(System.getProperty("rdmablock.conformance.knownIssues", "").split(",")));
                 default -> throw new IllegalArgumentException("unknown provider fixture " + name);
@@ -76,6 +76,31 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
     public static ProviderFixture soft() {
         return new ProviderFixture("soft", SoftProvider::new, address("127.0.0.1"),
             (provider, state) -> ((SoftProvider) provider).setPortState(state), 0, true, java.util.Set.of());
+    }
+
+    /**
+     * Port events for a real device: {@code -Drdmablock.conformance.linkCommand="ip link set rdma0 %s"} takes the
+     * device's network link down and up (the QEMU harness sets it for rxe); without it, none.
+     */
+    private static PortEvents linkCommand() {
+        final String command = System.getProperty("rdmablock.conformance.linkCommand");
+        if (command == null) {
+            return null;
+        }
+        return (provider, state) -> {
+            final String[] argv = String.format(command, state == PortAttributes.State.ACTIVE ? "up" : "down").split(" ");
+            try {
+                final Process process = new ProcessBuilder(argv).inheritIO().start();
+                if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) || process.exitValue() != 0) {
+                    throw new IllegalStateException("'" + String.join(" ", argv) + "' failed");
+                }
+            } catch (final java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        };
     }
 
     private static InetAddress address(final String text) {
