@@ -5,9 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -23,6 +20,7 @@ import org.rdmablock.verbs.VerbsException;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.rdma_cm_id;
 import org.rdmablock.verbs.ibv.bindings.rdma_conn_param;
+import org.rdmablock.verbs.spi.DisconnectSignal;
 
 /**
  * An rdma_cm id ({@code struct rdma_cm_id}). The blocking calls (resolve, connect, accept) wait for the events the
@@ -30,15 +28,13 @@ import org.rdmablock.verbs.ibv.bindings.rdma_conn_param;
  * disconnect handlers.
  */
 final class IbvConnectionId implements ConnectionId {
-    private static final System.Logger LOG = System.getLogger(IbvConnectionId.class.getName());
     /** How long accept waits for ESTABLISHED. */
     private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(10);
 
     private final IbvConnectionManager manager;
     final MemorySegment id;
     private final LinkedBlockingQueue<IbvConnectionManager.Event> events = new LinkedBlockingQueue<>();
-    private final CountDownLatch ended = new CountDownLatch(1);
-    private final List<Consumer<ConnectionId>> disconnectHandlers = new ArrayList<>();
+    private final DisconnectSignal disconnected = new DisconnectSignal();
     private volatile State state;
     private volatile byte[] peerPrivateData;
     private volatile IbvQueuePair qp;
@@ -204,42 +200,23 @@ final class IbvConnectionId implements ConnectionId {
 
     /** The connection ended (either side, or the device went away). */
     private void ended() {
-        final List<Consumer<ConnectionId>> handlers;
-        synchronized (disconnectHandlers) {
-            if (state == State.DISCONNECTED) {
-                return;
-            }
+        disconnected.fire(this, () -> {
             final boolean wasConnected = state == State.CONNECTED;
             state = State.DISCONNECTED;
-            handlers = List.copyOf(disconnectHandlers);
             if (wasConnected) {
                 Rdma.rdma_disconnect(id); // the remote side's disconnect: flush our QP too
             }
-        }
-        ended.countDown();
-        for (final Consumer<ConnectionId> handler : handlers) {
-            try {
-                handler.accept(this);
-            } catch (final RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "disconnect handler failed", e);
-            }
-        }
+        });
     }
 
     @Override
     public void onDisconnect(final Consumer<ConnectionId> handler) {
-        synchronized (disconnectHandlers) {
-            if (state != State.DISCONNECTED) {
-                disconnectHandlers.add(handler);
-                return;
-            }
-        }
-        handler.accept(this);
+        disconnected.onDisconnect(this, handler);
     }
 
     @Override
     public boolean awaitDisconnect(final Duration timeout) throws InterruptedException {
-        return ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return disconnected.await(timeout);
     }
 
     @Override
@@ -268,9 +245,8 @@ final class IbvConnectionId implements ConnectionId {
         }
         manager.unregister(this);
         Rdma.rdma_destroy_id(id);
-        if (state != State.DISCONNECTED && state != State.REJECTED) {
-            state = State.DISCONNECTED;
-            ended.countDown();
+        if (state != State.REJECTED) {
+            disconnected.fire(this, () -> state = State.DISCONNECTED);
         }
     }
 

@@ -5,10 +5,6 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.rdmablock.verbs.ConnectionId;
@@ -20,6 +16,7 @@ import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
 import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.spi.DisconnectSignal;
 
 /** One end of a soft connection: a TCP connection, its MPA negotiation and the QP it carries. */
 final class SoftConnectionId implements ConnectionId {
@@ -27,8 +24,7 @@ final class SoftConnectionId implements ConnectionId {
 
     private final SoftContext context;
     private final InetSocketAddress remote;
-    private final CountDownLatch ended = new CountDownLatch(1);
-    private final List<Consumer<ConnectionId>> disconnectHandlers = new ArrayList<>();
+    private final DisconnectSignal disconnected = new DisconnectSignal();
     private volatile State state;
     private volatile SocketChannel channel;
     private volatile SoftConnectedQueuePair qp;
@@ -118,7 +114,7 @@ final class SoftConnectionId implements ConnectionId {
                 ch.close();
                 throw new ConnectionRejectedException("connection to " + remote + " rejected by the peer", reply.privateData());
             }
-            final boolean crc = reply.crc() || MpaNegotiation.CRC_REQUESTED && reply.crc();
+            final boolean crc = reply.crc(); // the reply says what was agreed (RFC 5044 §7.1.2)
             final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & org.rdmablock.verbs.soft.wire.MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
             channel = ch;
             connecting.connectionParameters(parameters.rnrRetryCount());
@@ -190,38 +186,17 @@ final class SoftConnectionId implements ConnectionId {
 
     /** The QP's connection closed, by either side. */
     private void ended() {
-        final List<Consumer<ConnectionId>> handlers;
-        synchronized (disconnectHandlers) {
-            if (state == State.DISCONNECTED) {
-                return;
-            }
-            state = State.DISCONNECTED;
-            handlers = List.copyOf(disconnectHandlers);
-        }
-        ended.countDown();
-        for (final Consumer<ConnectionId> handler : handlers) {
-            try {
-                handler.accept(this);
-            } catch (final RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "disconnect handler failed", e);
-            }
-        }
+        disconnected.fire(this, () -> state = State.DISCONNECTED);
     }
 
     @Override
     public void onDisconnect(final Consumer<ConnectionId> handler) {
-        synchronized (disconnectHandlers) {
-            if (state != State.DISCONNECTED) {
-                disconnectHandlers.add(handler);
-                return;
-            }
-        }
-        handler.accept(this);
+        disconnected.onDisconnect(this, handler);
     }
 
     @Override
     public boolean awaitDisconnect(final Duration timeout) throws InterruptedException {
-        return ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return disconnected.await(timeout);
     }
 
     @Override
@@ -246,7 +221,7 @@ final class SoftConnectionId implements ConnectionId {
         } else {
             closeQuietly(channel);
         }
-        if (state != State.DISCONNECTED && state != State.REJECTED) {
+        if (state != State.REJECTED) {
             ended();
         }
     }

@@ -1,0 +1,2 @@
+/** Pieces that verbs providers share; not for applications. */
+package org.rdmablock.verbs.spi;
