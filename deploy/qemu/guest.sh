@@ -17,7 +17,9 @@ export -f step; export S
 poweroff_now() { sync; echo o > /proc/sysrq-trigger; sleep 30; }
 
 mkdir -p /dev/pts /dev/shm /tmp; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp; ln -sf /proc/self/fd /dev/fd
+# /tmp stays the overlay's (writable, in guest RAM): a tmpfs there would hide a checkout that lives under the
+# host's /tmp, as a CI clone often does.
+mount -t tmpfs tmpfs /run; ln -sf /proc/self/fd /dev/fd
 ip link set lo up
 echo "userspace up at $(cut -d' ' -f1 /proc/uptime) s" | tee -a "$S"
 ulimit -l unlimited
