@@ -5,12 +5,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.CRC32C;
 
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AsyncEvent;
@@ -103,7 +101,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     /** UC: WQEs built whose bytes are not yet all written. */
     private long builtEnd;
     private long writtenEnd;
-    private final ByteBuffer terminateFpdu = ByteBuffer.allocateDirect(128).order(ByteOrder.BIG_ENDIAN);
+    private final TerminateFpdu terminateFpdu = new TerminateFpdu();
     private volatile boolean terminatePending;
 
     // ---- receive state, owned by the I/O agent ----
@@ -121,31 +119,22 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private long rxLastWriteLength;
     private boolean rxUcDiscarding;
     private long confirmedEnd;
-    private SoftMemoryRegion resolvedRegion;
-    private long resolvedOffset;
+    private final RemoteAccess remoteAccess;
     private final ReadRequest rxReadRequest = new ReadRequest();
     private final AtomicMessage rxAtomic = new AtomicMessage();
     private final TerminateMessage rxTerminate = new TerminateMessage();
     private final FpduHeader terminatedHeader = new FpduHeader();
-    private final TerminateMessage txTerminate = new TerminateMessage();
-    private final CRC32C terminateCrc = new CRC32C();
 
     private static final int SEGMENT_NONE = 0;
     private static final int SEGMENT_WRITE = 1;
     private static final int SEGMENT_READ_RESPONSE = 2;
     private static final int SEGMENT_SEND = 3;
 
-    // remote access check results
-    private static final int ACCESS_OK = 0;
-    private static final int ACCESS_INVALID_STAG = 1;
-    private static final int ACCESS_BOUNDS = 2;
-    private static final int ACCESS_RIGHTS = 3;
-    private static final int ACCESS_NOT_ASSOCIATED = 4;
-
     SoftConnectedQueuePair(final SoftProtectionDomain pd, final QueuePairInitAttributes attributes) {
         super(pd, attributes);
         txRegions = new SoftMemoryRegion[caps.maxSendSge()];
         rxRecv = new ReceiveQueue.ReceiveWqe(maxRecvSge());
+        remoteAccess = new RemoteAccess(device.stags(), pd, this);
         for (int q = 0; q < RdmapOpcode.QUEUE_COUNT; q++) {
             txMsn[q] = 1;
             rxMsn[q] = 1;
@@ -833,25 +822,21 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             placement.discard(); // zero-length WRITEs are not validated (RFC 5040 §6.4)
             return FpduReader.ACCEPT;
         }
-        final int check = remoteAccess(header.stag(), header.taggedOffset(), payloadLength, AccessFlags.REMOTE_WRITE);
-        if (check != ACCESS_OK) {
+        final int check = remoteAccess.check(header.stag(), header.taggedOffset(), payloadLength, AccessFlags.REMOTE_WRITE);
+        if (check != RemoteAccess.OK) {
             if (type == QueuePairType.UC) {
                 rxUcDiscarding = true;
                 placement.discard();
                 return FpduReader.ACCEPT;
             }
-            final int code = switch (check) {
-                case ACCESS_BOUNDS -> TerminateMessage.DDP_BASE_BOUNDS;
-                case ACCESS_NOT_ASSOCIATED -> TerminateMessage.DDP_STAG_NOT_ASSOCIATED;
-                default -> TerminateMessage.DDP_INVALID_STAG;
-            };
-            if (check == ACCESS_RIGHTS) {
+            if (check == RemoteAccess.RIGHTS) {
                 return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION,
                     TerminateMessage.RDMAP_ACCESS_RIGHTS, AsyncEvent.Type.QP_ACCESS_ERR);
             }
-            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_TAGGED_BUFFER, code, AsyncEvent.Type.QP_ACCESS_ERR);
+            return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_TAGGED_BUFFER,
+                RemoteAccess.ddpErrorCode(check), AsyncEvent.Type.QP_ACCESS_ERR);
         }
-        placement.region(resolvedRegion, resolvedOffset, payloadLength);
+        placement.region(remoteAccess.region(), remoteAccess.offset(), payloadLength);
         return FpduReader.ACCEPT;
     }
 
@@ -1160,12 +1145,12 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         SoftMemoryRegion source = null;
         long sourceOffset = 0;
         if (size != 0) {
-            final int check = remoteAccess(rxReadRequest.sourceStag(), rxReadRequest.sourceOffset(), size & 0xFFFF_FFFFL, AccessFlags.REMOTE_READ);
-            if (check != ACCESS_OK) {
+            final int check = remoteAccess.check(rxReadRequest.sourceStag(), rxReadRequest.sourceOffset(), size & 0xFFFF_FFFFL, AccessFlags.REMOTE_READ);
+            if (check != RemoteAccess.OK) {
                 return remoteProtectionError(header, check);
             }
-            source = resolvedRegion;
-            sourceOffset = resolvedOffset;
+            source = remoteAccess.region();
+            sourceOffset = remoteAccess.offset();
         }
         irq.pushRead(rxReadRequest.sinkStag(), rxReadRequest.sinkOffset(), source, sourceOffset, size & 0xFFFF_FFFFL);
         drive();
@@ -1178,14 +1163,15 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
         rxAtomic.wrap(buffer, header.offset());
         final long to = rxAtomic.remoteOffset();
-        int check = remoteAccess(rxAtomic.remoteStag(), to, 8, AccessFlags.REMOTE_ATOMIC);
-        if (check == ACCESS_OK && (to & 7) != 0) {
-            check = ACCESS_BOUNDS;
+        int check = remoteAccess.check(rxAtomic.remoteStag(), to, 8, AccessFlags.REMOTE_ATOMIC);
+        if (check == RemoteAccess.OK && (to & 7) != 0) {
+            check = RemoteAccess.BOUNDS;
         }
-        if (check != ACCESS_OK) {
+        if (check != RemoteAccess.OK) {
             return remoteProtectionError(header, check);
         }
-        final MemorySegment memory = resolvedRegion.segment();
+        final MemorySegment memory = remoteAccess.region().segment();
+        final long resolvedOffset = remoteAccess.offset();
         final long original;
         if (rxAtomic.atomicOpcode() == AtomicMessage.COMPARE_SWAP) {
             original = (long) ATOMIC_LONG.compareAndExchange(memory, resolvedOffset, rxAtomic.compareData(), rxAtomic.addOrSwapData());
@@ -1249,57 +1235,10 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             TerminateMessage.RDMAP_CATASTROPHIC_STREAM, AsyncEvent.Type.QP_REQ_ERR);
     }
 
-    /** Terminates for a failed {@link #remoteAccess} of a READ source or atomic target (RDMAP remote protection). */
+    /** Terminates for a failed {@link RemoteAccess} check of a READ source or atomic target (RDMAP remote protection). */
     private int remoteProtectionError(final FpduHeader header, final int check) {
-        return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION, switch (check) {
-            case ACCESS_BOUNDS -> TerminateMessage.RDMAP_BASE_BOUNDS;
-            case ACCESS_RIGHTS -> TerminateMessage.RDMAP_ACCESS_RIGHTS;
-            case ACCESS_NOT_ASSOCIATED -> TerminateMessage.RDMAP_STAG_NOT_ASSOCIATED;
-            default -> TerminateMessage.RDMAP_INVALID_STAG;
-        }, AsyncEvent.Type.QP_ACCESS_ERR);
-    }
-
-    /** Checks a remote access to {@code [to, to + length)} under {@code stag}; sets the resolved region and offset. */
-    private int remoteAccess(final int stag, final long to, final long length, final int right) {
-        final Object entry = device.stags().lookup(stag);
-        final SoftMemoryRegion region;
-        if (entry instanceof SoftMemoryRegion mr) {
-            if (!mr.isValid()) {
-                return ACCESS_INVALID_STAG;
-            }
-            if (mr.pd() != pd) {
-                return ACCESS_NOT_ASSOCIATED;
-            }
-            if ((mr.access() & right) == 0) {
-                return ACCESS_RIGHTS;
-            }
-            if (!mr.contains(to, length)) {
-                return ACCESS_BOUNDS;
-            }
-            region = mr;
-        } else if (entry instanceof SoftMemoryWindow mw) {
-            if (!mw.isBound() || !mw.region().isValid()) {
-                return ACCESS_INVALID_STAG;
-            }
-            if (mw.pd() != pd || mw.boundQp() != this) {
-                return ACCESS_NOT_ASSOCIATED;
-            }
-            if ((mw.access() & right) == 0) {
-                return ACCESS_RIGHTS;
-            }
-            if (!mw.contains(to, length)) {
-                return ACCESS_BOUNDS;
-            }
-            region = mw.region();
-        } else {
-            return ACCESS_INVALID_STAG;
-        }
-        if ((responderAccess & right) == 0) {
-            return ACCESS_RIGHTS;
-        }
-        resolvedRegion = region;
-        resolvedOffset = to - region.address();
-        return ACCESS_OK;
+        return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_PROTECTION,
+            RemoteAccess.rdmapErrorCode(check), AsyncEvent.Type.QP_ACCESS_ERR);
     }
 
     @Override
@@ -1337,41 +1276,14 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (terminatePending || state == QueuePairState.ERR) {
             return;
         }
-        final ByteBuffer t = terminateFpdu.clear();
-        final int extra = header == null ? 0 : 2 + attached;
-        final int ulpdu = FpduHeader.DDP_UNTAGGED_HEADER + TerminateMessage.BASE_LENGTH + extra;
-        for (int i = 0; i < Fpdu.totalLength(ulpdu); i++) {
-            t.put(i, (byte) 0);
-        }
-        terminatedHeader.wrap(t, 0).ulpduLength(ulpdu).control(RdmapOpcode.TERMINATE, true, 0)
-            .untagged(0, RdmapOpcode.QN_TERMINATE, 1, 0);
-        int hdrct = 0;
-        txTerminate.wrap(t, 0);
-        if (header != null) {
-            hdrct = TerminateMessage.HDRCT_M | TerminateMessage.HDRCT_D | (attached > header.headerLength() - Fpdu.LENGTH_SIZE ? TerminateMessage.HDRCT_R : 0);
-            txTerminate.attach(header.ulpduLength(), header.buffer(), header.offset() + Fpdu.LENGTH_SIZE, attached);
-        }
-        txTerminate.control(layer, errorType, errorCode, hdrct);
-        final int pad = Fpdu.padLength(ulpdu);
-        final int crcAt = Fpdu.LENGTH_SIZE + ulpdu + pad;
-        int value = 0;
-        if (writer.crcEnabled()) {
-            terminateCrc.reset();
-            t.limit(crcAt).position(0);
-            terminateCrc.update(t);
-            value = (int) terminateCrc.getValue();
-        }
-        t.clear();
-        Fpdu.putCrc(t, crcAt, value);
-        t.limit(crcAt + Fpdu.CRC_SIZE).position(0);
+        terminateFpdu.build(layer, errorType, errorCode, header, attached, writer.crcEnabled());
         terminatePending = true;
     }
-
 
     /** A Terminate from the peer: completes the failing request with the mapped status and moves to ERR. */
     private void onTerminate(final FpduHeader header, final ByteBuffer buffer) {
         rxTerminate.wrap(buffer, header.offset());
-        final int status = terminateStatus(rxTerminate.layer(), rxTerminate.errorType(), rxTerminate.errorCode());
+        final int status = TerminateFpdu.completionStatus(rxTerminate.layer(), rxTerminate.errorType(), rxTerminate.errorCode());
         LOG.log(System.Logger.Level.DEBUG, "QP {0}: peer terminated {1}/{2}/0x{3}", qpn, rxTerminate.layer(),
             rxTerminate.errorType(), Integer.toHexString(rxTerminate.errorCode()));
         long failing = -1;
@@ -1424,26 +1336,6 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         return -1;
     }
 
-    /** Maps a Terminate's layer/type/code to the requester's completion status (InfiniBand meaning). */
-    static int terminateStatus(final int layer, final int errorType, final int errorCode) {
-        if (layer == TerminateMessage.LAYER_RDMAP) {
-            if (errorType == TerminateMessage.RDMAP_REMOTE_PROTECTION) {
-                return WcStatus.REM_ACCESS_ERR.code();
-            }
-            return errorType == TerminateMessage.RDMAP_REMOTE_OPERATION ? WcStatus.REM_INV_REQ_ERR.code() : WcStatus.REM_OP_ERR.code();
-        }
-        if (layer == TerminateMessage.LAYER_DDP) {
-            if (errorType == TerminateMessage.DDP_TAGGED_BUFFER) {
-                return WcStatus.REM_ACCESS_ERR.code();
-            }
-            if (errorType == TerminateMessage.DDP_UNTAGGED_BUFFER) {
-                return errorCode == TerminateMessage.DDP_NO_BUFFER ? WcStatus.RNR_RETRY_EXC_ERR.code() : WcStatus.REM_INV_REQ_ERR.code();
-            }
-            return WcStatus.REM_OP_ERR.code();
-        }
-        return WcStatus.WR_FLUSH_ERR.code();
-    }
-
     /** Everything before {@code end} that was transmitted has been processed by the peer: it completes. */
     private void confirmUpTo(final long end) {
         for (long seq = Math.max(confirmedEnd, sq.head()); seq < end; seq++) {
@@ -1467,8 +1359,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     /** On ERR: after a pending Terminate, close our half and drain the peer's bytes until it closes (or a timeout). */
     private void finishOutput() throws IOException {
         if (terminatePending) {
-            channel.write(terminateFpdu);
-            if (terminateFpdu.hasRemaining()) {
+            channel.write(terminateFpdu.buffer());
+            if (terminateFpdu.buffer().hasRemaining()) {
                 armWrite();
                 return;
             }
