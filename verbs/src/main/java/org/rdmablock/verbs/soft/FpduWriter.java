@@ -19,8 +19,11 @@ import org.rdmablock.verbs.soft.wire.Fpdu;
 final class FpduWriter {
     /** Staging buffer size: bounds how many small FPDUs one write carries. */
     static final int STAGING_SIZE = Integer.getInteger("rdmablock.soft.txStaging", 64 * 1024);
-    /** Payloads up to this size are copied into staging; larger ones are written from memory directly. */
-    static final int COPY_LIMIT = Integer.getInteger("rdmablock.soft.txCopyLimit", 8 * 1024);
+    /**
+     * Payloads up to this size are copied into staging; larger ones are written from memory directly. Never below
+     * the inline data limit: inline data lives in the work request, not in registered memory, so it is always copied.
+     */
+    static final int COPY_LIMIT = Math.max(Integer.getInteger("rdmablock.soft.txCopyLimit", 8 * 1024), SoftDevice.MAX_INLINE);
     /** FPDUs with uncopied payloads per write. */
     static final int MAX_GATHERED = 16;
 

@@ -86,7 +86,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private volatile boolean txWanted;
     private long txSeq;
     private boolean wqeStarted;
-    private final SoftMemoryRegion[] txRegions;
+    private final SendGather gather;
     private final FpduHeader txHeader = new FpduHeader();
     private final ReadRequest txReadRequest = new ReadRequest();
     private final AtomicMessage txAtomic = new AtomicMessage();
@@ -132,7 +132,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     SoftConnectedQueuePair(final SoftProtectionDomain pd, final QueuePairInitAttributes attributes) {
         super(pd, attributes);
-        txRegions = new SoftMemoryRegion[caps.maxSendSge()];
+        gather = new SendGather(localAccess, caps.maxSendSge());
         rxRecv = new ReceiveQueue.ReceiveWqe(maxRecvSge());
         remoteAccess = new RemoteAccess(device.stags(), pd, this);
         for (int q = 0; q < RdmapOpcode.QUEUE_COUNT; q++) {
@@ -336,7 +336,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
                 executeLocal(wqe);
                 return BUILT;
             }
-            if (!resolveGather(wqe)) {
+            if (!gather.resolve(wqe)) {
                 failLocal(wqe, WcStatus.LOC_PROT_ERR);
                 return BUILT;
             }
@@ -352,26 +352,6 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> buildAtomicRequest(wqe);
             default -> throw new IllegalStateException("unexpected opcode " + opcode);
         };
-    }
-
-    /** Checks the gather (or, for READ and atomics, the sink) list against the STag table. */
-    private boolean resolveGather(final SendWqe wqe) {
-        final boolean write = wqe.opcode.needsResponse();
-        for (int i = 0; i < wqe.sgeCount; i++) {
-            if (wqe.isInline) {
-                txRegions[i] = null;
-                continue;
-            }
-            final SoftMemoryRegion region = localAccess.region(wqe.lkeys[i], wqe.addresses[i], wqe.lengths[i] & 0xFFFF_FFFFL, write);
-            if (region == null) {
-                return false;
-            }
-            txRegions[i] = region;
-        }
-        if (wqe.opcode.isAtomic() && (wqe.remoteAddress & 7) != 0) {
-            return false;
-        }
-        return true;
     }
 
     /**
@@ -413,34 +393,13 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         retire();
     }
 
-    /**
-     * Payload of the request's next segment: up to {@link #MAX_SEGMENT}; a payload larger than the copy limit is
-     * one contiguous piece of memory (it ends at a gather element or view window boundary), written uncopied.
-     */
-    private int segmentPayload(final SendWqe wqe) {
-        final long remaining = wqe.totalLength - wqe.sent;
-        final int payload = (int) Math.min(remaining, MAX_SEGMENT);
-        if (payload <= FpduWriter.COPY_LIMIT || wqe.isInline) {
-            return payload;
-        }
-        long skip = wqe.sent;
-        int i = 0;
-        while (skip >= (wqe.lengths[i] & 0xFFFF_FFFFL)) {
-            skip -= wqe.lengths[i] & 0xFFFF_FFFFL;
-            i++;
-        }
-        final long offset = wqe.addresses[i] - txRegions[i].address() + skip;
-        final long piece = Math.min(Math.min(payload, (wqe.lengths[i] & 0xFFFF_FFFFL) - skip), SoftMemoryRegion.viewLimit(offset));
-        return piece <= FpduWriter.COPY_LIMIT ? FpduWriter.COPY_LIMIT : (int) piece;
-    }
-
     private boolean fits(final int headerLength, final int payload) {
         return writer.fits(headerLength, payload <= FpduWriter.COPY_LIMIT ? payload : 0);
     }
 
     private int buildSendSegment(final SendWqe wqe) {
         final long remaining = wqe.totalLength - wqe.sent;
-        final int payload = segmentPayload(wqe);
+        final int payload = gather.nextPayload(wqe, MAX_SEGMENT);
         if (!fits(FpduHeader.UNTAGGED_LENGTH, payload)) {
             return NO_ROOM;
         }
@@ -460,7 +419,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         final ByteBuffer buffer = writer.begin(FpduHeader.UNTAGGED_LENGTH, payload);
         txHeader.wrap(buffer, writer.fpduOffset()).control(opcode, last, flags)
             .untagged(reservedUlp, RdmapOpcode.QN_SEND, wqe.msn, (int) wqe.sent);
-        appendPayload(wqe, payload);
+        gather.append(wqe, payload, writer);
         if (last) {
             messageBuilt(wqe);
         }
@@ -472,7 +431,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (remaining == 0 && immediatePending && wqe.totalLength > 0) {
             return buildImmediate(wqe);
         }
-        final int payload = segmentPayload(wqe);
+        final int payload = gather.nextPayload(wqe, MAX_SEGMENT);
         if (!fits(FpduHeader.TAGGED_LENGTH, payload)) {
             return NO_ROOM;
         }
@@ -480,7 +439,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         final ByteBuffer buffer = writer.begin(FpduHeader.TAGGED_LENGTH, payload);
         txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.RDMA_WRITE, last, 0)
             .tagged(wqe.rkey, wqe.remoteAddress + wqe.sent);
-        appendPayload(wqe, payload);
+        gather.append(wqe, payload, writer);
         if (last) {
             if (immediatePending) {
                 return BUILT; // the Immediate Data message follows as the next FPDU
@@ -508,43 +467,6 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         immediatePending = false;
         messageBuilt(wqe);
         return BUILT;
-    }
-
-    /** Appends {@code payload} bytes of the request's gather list at its {@code sent} offset. */
-    private void appendPayload(final SendWqe wqe, final int payload) {
-        if (payload <= FpduWriter.COPY_LIMIT) {
-            int copied = 0;
-            long skip = wqe.sent;
-            for (int i = 0; i < wqe.sgeCount && copied < payload; i++) {
-                final long length = wqe.lengths[i] & 0xFFFF_FFFFL;
-                if (skip >= length) {
-                    skip -= length;
-                    continue;
-                }
-                final int n = (int) Math.min(length - skip, payload - copied);
-                if (wqe.isInline) {
-                    writer.copyPayload(wqe.inline, skip, n);
-                } else {
-                    final SoftMemoryRegion region = txRegions[i];
-                    writer.copyPayload(region.segment(), wqe.addresses[i] - region.address() + skip, n);
-                }
-                copied += n;
-                skip = 0;
-            }
-            writer.finish();
-            wqe.sent += payload;
-            return;
-        }
-        // one contiguous piece (see segmentPayload), written from memory without a copy
-        long skip = wqe.sent;
-        int i = 0;
-        while (skip >= (wqe.lengths[i] & 0xFFFF_FFFFL)) {
-            skip -= wqe.lengths[i] & 0xFFFF_FFFFL;
-            i++;
-        }
-        final SoftMemoryRegion region = txRegions[i];
-        writer.finishGathered(writer.payloadView(region, wqe.addresses[i] - region.address() + skip, payload));
-        wqe.sent += payload;
     }
 
     /** The last byte of a SEND or WRITE message is built. */
