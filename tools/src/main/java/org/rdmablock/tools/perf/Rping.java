@@ -28,6 +28,7 @@ import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;
 import org.rdmablock.verbs.VerbsProvider;
 import org.rdmablock.verbs.WcOpcode;
+import org.rdmablock.verbs.WcStatus;
 import org.rdmablock.verbs.WorkCompletions;
 
 /**
@@ -98,10 +99,12 @@ final class Rping {
             startChar = startChar >= 122 ? 65 : startChar + 1;
             MemorySegment.copy(text, 0, start.segment(), ValueLayout.JAVA_BYTE, 0, size);
             rdma.segment().fill((byte) 0);
-            sendInfo(start);
-            awaitReceive(); // the server has read the ping
-            sendInfo(rdma);
-            awaitReceive(); // the server has written it back
+            if (!sendInfo(start) || !awaitReceive()) {
+                throw new IllegalStateException("the server went away before reading ping " + ping);
+            }
+            if (!sendInfo(rdma) || !awaitReceive()) {
+                throw new IllegalStateException("the server went away before echoing ping " + ping);
+            }
             final byte[] echoed = rdma.segment().toArray(ValueLayout.JAVA_BYTE);
             if (!Arrays.equals(text, echoed)) {
                 throw new IllegalStateException("ping " + ping + ": data mismatch\n sent " + printable(text) + "\n got  " + printable(echoed));
@@ -145,7 +148,9 @@ final class Rping {
                 final int rkey = receiveInfo.segment().get(BE32, 8);
                 final int length = receiveInfo.segment().get(BE32, 12);
                 transfer(SendOpcode.RDMA_READ, addr, rkey, Math.min(length, size));
-                sendInfo(start); // go ahead
+                if (!sendInfo(start)) { // go ahead
+                    return served;
+                }
                 if (!awaitReceiveOrDisconnect(id)) {
                     return served;
                 }
@@ -153,8 +158,10 @@ final class Rping {
                 final int sinkKey = receiveInfo.segment().get(BE32, 8);
                 final int text = (int) Math.min(size, strlen(rdma.segment()) + 1);
                 transfer(SendOpcode.RDMA_WRITE, sink, sinkKey, text);
-                sendInfo(start); // go ahead
-                served++;
+                served++; // the echo is in the client's memory
+                if (!sendInfo(start)) { // go ahead
+                    return served;
+                }
             }
         }
     }
@@ -175,19 +182,28 @@ final class Rping {
         awaitCompletion(opcode == SendOpcode.RDMA_READ ? WcOpcode.RDMA_READ : WcOpcode.RDMA_WRITE);
     }
 
-    private void sendInfo(final MemoryRegion buffer) {
+    /**
+     * Sends the buffer advertisement and awaits its completion; false when it was flushed because the peer
+     * disconnected first (a client that has its last echo may leave before our provider learns the SEND arrived;
+     * rping.c ignores such flushes too).
+     */
+    private boolean sendInfo(final MemoryRegion buffer) {
         sendInfo.segment().set(BE64, 0, buffer.address());
         sendInfo.segment().set(BE32, 8, buffer.rkey());
         sendInfo.segment().set(BE32, 12, size);
         final SendWorkRequest wr = new SendWorkRequest().opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
         wr.sgl().add(sendInfo, 0, INFO_SIZE);
         qp.postSend(wr);
-        awaitCompletion(WcOpcode.SEND);
+        return awaitCompletion(WcOpcode.SEND, true);
     }
 
-    private void awaitReceive() {
-        awaitCompletion(WcOpcode.RECV);
+    /** Awaits the server's next advertisement and reposts the receive; false when flushed. */
+    private boolean awaitReceive() {
+        if (!awaitCompletion(WcOpcode.RECV, true)) {
+            return false;
+        }
         qp.postReceive(receive);
+        return true;
     }
 
     private boolean awaitReceiveOrDisconnect(final ConnectionId id) {
@@ -212,14 +228,22 @@ final class Rping {
 
     /** Waits for the completion of {@code opcode} (other successful completions are skipped). */
     private void awaitCompletion(final WcOpcode opcode) {
+        awaitCompletion(opcode, false);
+    }
+
+    /** As {@link #awaitCompletion(WcOpcode)}; a WR_FLUSH_ERR returns false when {@code flushEnds}, else throws. */
+    private boolean awaitCompletion(final WcOpcode opcode, final boolean flushEnds) {
         final long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (cq.poll(wc, 1) == 1) {
                 if (!wc.isSuccess(0)) {
+                    if (flushEnds && wc.status(0) == WcStatus.WR_FLUSH_ERR) {
+                        return false;
+                    }
                     throw new IllegalStateException("work request failed: " + wc.toString(0));
                 }
                 if (wc.opcode(0) == opcode) {
-                    return;
+                    return true;
                 }
             } else {
                 Thread.onSpinWait();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +15,7 @@ import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.VerbsProvider;
 
 /** The perf tools move real data, count what they move and report sane figures; the table applies its goals. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -45,6 +47,33 @@ class PerfToolsTest {
                 assertEquals(500, h.getTotalCount(), opcode.toString());
                 assertTrue(h.getMinValue() > 0);
             }
+        }
+    }
+
+    @Test
+    void rpingServerAndClientEchoEveryPingAndTheServerEndsWhenTheClientLeaves() throws Exception {
+        final java.io.ByteArrayOutputStream serverLog = new java.io.ByteArrayOutputStream();
+        try (VerbsProvider serverSide = VerbsProvider.load("soft"); VerbsProvider clientSide = VerbsProvider.load("soft")) {
+            final java.util.concurrent.CompletableFuture<Integer> served = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new Rping(serverSide, 64, new java.io.PrintStream(serverLog, true)).server(new InetSocketAddress(LOOPBACK, 0));
+                } catch (final InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            java.util.regex.Matcher listening = null;
+            while (System.nanoTime() < deadline && (listening == null || !listening.find())) {
+                listening = java.util.regex.Pattern.compile("listening on .*:(\\d+)").matcher(serverLog.toString());
+                Thread.sleep(10);
+            }
+            assertTrue(listening != null && listening.find(0), "server never listened: " + serverLog);
+            final int port = Integer.parseInt(listening.group(1));
+            final java.io.ByteArrayOutputStream clientLog = new java.io.ByteArrayOutputStream();
+            assertEquals(7, new Rping(clientSide, 64, new java.io.PrintStream(clientLog, true))
+                .client(new InetSocketAddress(LOOPBACK, port), 7));
+            assertEquals(7, served.get(20, TimeUnit.SECONDS), "pings the server echoed before the client left");
+            assertTrue(clientLog.toString().contains("ping data: rdma-ping-6: GHIJKLMNOPQRSTUVWXYZ"), clientLog.toString());
         }
     }
 
