@@ -61,14 +61,14 @@ class PerfToolsTest {
                     throw new IllegalStateException(e);
                 }
             });
+            final java.util.regex.Pattern listening = java.util.regex.Pattern.compile("listening on .*:(\\d+)");
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            java.util.regex.Matcher listening = null;
-            while (System.nanoTime() < deadline && (listening == null || !listening.find())) {
-                listening = java.util.regex.Pattern.compile("listening on .*:(\\d+)").matcher(serverLog.toString());
+            java.util.regex.Matcher line;
+            while (!(line = listening.matcher(serverLog.toString())).find()) {
+                assertTrue(System.nanoTime() < deadline, "server never listened: " + serverLog);
                 Thread.sleep(10);
             }
-            assertTrue(listening != null && listening.find(0), "server never listened: " + serverLog);
-            final int port = Integer.parseInt(listening.group(1));
+            final int port = Integer.parseInt(line.group(1));
             final java.io.ByteArrayOutputStream clientLog = new java.io.ByteArrayOutputStream();
             assertEquals(7, new Rping(clientSide, 64, new java.io.PrintStream(clientLog, true))
                 .client(new InetSocketAddress(LOOPBACK, port), 7));

@@ -10,6 +10,8 @@ package org.rdmablock.verbs.soft;
 final class SendGather {
     private final LocalAccess localAccess;
     private final SoftMemoryRegion[] regions;
+    /** Set by {@link #locate}: offset of byte {@code sent} inside the gather element it returned. */
+    private long skipInElement;
 
     SendGather(final LocalAccess localAccess, final int maxSge) {
         this.localAccess = localAccess;
@@ -48,8 +50,8 @@ final class SendGather {
         if (payload <= FpduWriter.COPY_LIMIT || wqe.isInline) {
             return payload;
         }
-        final int i = elementAt(wqe);
-        final long skip = skipInto(wqe, i);
+        final int i = locate(wqe);
+        final long skip = skipInElement;
         final long offset = wqe.addresses[i] - regions[i].address() + skip;
         final long piece = Math.min(Math.min(payload, (wqe.lengths[i] & 0xFFFF_FFFFL) - skip), SoftMemoryRegion.viewLimit(offset));
         return piece <= FpduWriter.COPY_LIMIT ? FpduWriter.COPY_LIMIT : (int) piece;
@@ -78,30 +80,22 @@ final class SendGather {
             }
             writer.finish();
         } else {
-            final int i = elementAt(wqe);
+            final int i = locate(wqe);
             final SoftMemoryRegion region = regions[i];
-            writer.finishGathered(writer.payloadView(region, wqe.addresses[i] - region.address() + skipInto(wqe, i), payload));
+            writer.finishGathered(writer.payloadView(region, wqe.addresses[i] - region.address() + skipInElement, payload));
         }
         wqe.sent += payload;
     }
 
-    /** Index of the gather element holding byte {@code sent} of the request. */
-    private static int elementAt(final SendWqe wqe) {
+    /** Index of the gather element holding byte {@code sent} of the request; its offset there goes to {@link #skipInElement}. */
+    private int locate(final SendWqe wqe) {
         long skip = wqe.sent;
         int i = 0;
         while (skip >= (wqe.lengths[i] & 0xFFFF_FFFFL)) {
             skip -= wqe.lengths[i] & 0xFFFF_FFFFL;
             i++;
         }
+        skipInElement = skip;
         return i;
-    }
-
-    /** Offset of byte {@code sent} inside gather element {@code element}. */
-    private static long skipInto(final SendWqe wqe, final int element) {
-        long skip = wqe.sent;
-        for (int i = 0; i < element; i++) {
-            skip -= wqe.lengths[i] & 0xFFFF_FFFFL;
-        }
-        return skip;
     }
 }
