@@ -1,8 +1,6 @@
 package org.rdmablock.protocol.scsi;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * Decodes a CDB into its command kind and fields, or into the SCSI error it must be answered with
@@ -14,10 +12,6 @@ import java.nio.ByteOrder;
  * never throws for any CDB content; it reads only the {@code length} bytes it is given.
  */
 public final class CdbDecoder {
-    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
     /** NACA bit of the control byte (SAM-5 5.2): we implement no ACA, so it must be zero. */
     private static final int CONTROL_NACA = 0x04;
 
@@ -325,19 +319,19 @@ public final class CdbDecoder {
     }
 
     private int u8(int index) {
-        return Byte.toUnsignedInt(cdb.get(ValueLayout.JAVA_BYTE, base + index));
+        return BigEndian.get8(cdb, base + index);
     }
 
     private int u16(int index) {
-        return Short.toUnsignedInt(cdb.get(BE_SHORT, base + index));
+        return BigEndian.get16(cdb, base + index);
     }
 
     private long u32(int index) {
-        return Integer.toUnsignedLong(cdb.get(BE_INT, base + index));
+        return BigEndian.get32(cdb, base + index);
     }
 
     private long s64(int index) {
-        return cdb.get(BE_LONG, base + index);
+        return BigEndian.get64(cdb, base + index);
     }
 
     /** The decoded command, or null after a failed decode. */

@@ -44,7 +44,11 @@ public final class LogicalUnit {
     private static final int ASYNC = 3;
     private static final int UNMAP_HEADER = 8;
     private static final int UNMAP_DESCRIPTOR = 16;
-    private static final int ZERO_BUFFER_BYTES = 1 << 16;
+    /**
+     * Source of zero-pattern WRITE SAME: 64 KiB of zeroes, a whole number of blocks for every block size the
+     * config allows (at most 4096), shared by all units because nothing writes it.
+     */
+    private static final MemorySegment ZEROES = Arena.global().allocate(1 << 16, 4096).asReadOnly();
     /** WRITE SAME repeats its block over at most this much of the data buffer per backend write. */
     private static final long WRITE_SAME_CHUNK_BYTES = 1 << 20;
 
@@ -53,7 +57,6 @@ public final class LogicalUnit {
     private final long blockCount;
     private final int blockShift;
     private final long maxTransferBlocks;
-    private final MemorySegment zeroes;
     private final Object modeSelectLock = new Object();
     private volatile boolean writeCacheEnabled;
     private volatile boolean descriptorSense;
@@ -81,7 +84,6 @@ public final class LogicalUnit {
         this.maxTransferBlocks = config.maxTransferBytes() >>> blockShift;
         this.writeCacheEnabled = config.writeCacheEnabled();
         this.descriptorSense = config.descriptorSense();
-        this.zeroes = Arena.ofAuto().allocate(Math.max(ZERO_BUFFER_BYTES, config.blockSize()), 4096);
     }
 
     public LogicalUnitConfig config() {
@@ -145,7 +147,7 @@ public final class LogicalUnit {
         }
         switch (d.kind()) {
             case TEST_UNIT_READY, START_STOP_UNIT, PREVENT_ALLOW_MEDIUM_REMOVAL -> cmd.complete();
-            case REQUEST_SENSE -> requestSense(cmd, d);
+            case REQUEST_SENSE -> requestSense(cmd, d, SenseCode.NO_ADDITIONAL_SENSE);
             case INQUIRY -> inquiry(cmd, d);
             case MODE_SENSE -> modeSense(cmd, d);
             case MODE_SELECT -> modeSelect(cmd, d);
@@ -164,12 +166,15 @@ public final class LogicalUnit {
 
     // ---- commands without data movement to the backend ----
 
-    private void requestSense(ScsiCommand cmd, CdbDecoder d) {
-        // Sense travels with each CHECK CONDITION (autosense), so nothing is ever pending here.
+    /**
+     * Answers REQUEST SENSE with {@code code} in the format the CDB asks for. Sense travels with each CHECK
+     * CONDITION (autosense), so nothing is ever pending: a unit answers NO ADDITIONAL SENSE, the table for an
+     * absent LUN LOGICAL UNIT NOT SUPPORTED.
+     */
+    static void requestSense(ScsiCommand cmd, CdbDecoder d, SenseCode code) {
         SenseFormat format = d.has(CdbDecoder.DESC) ? SenseFormat.DESCRIPTOR : SenseFormat.FIXED;
         MemorySegment out = cmd.scratch(SenseData.MAX_LENGTH);
-        int length = SenseData.write(out, 0, format, SenseCode.NO_ADDITIONAL_SENSE);
-        cmd.completeWithData(length, d.allocationLength());
+        cmd.completeWithData(SenseData.write(out, 0, format, code), d.allocationLength());
     }
 
     private void inquiry(ScsiCommand cmd, CdbDecoder d) {
@@ -274,8 +279,7 @@ public final class LogicalUnit {
     }
 
     private void write(ScsiCommand cmd, CdbDecoder d) {
-        if (config.readOnly()) {
-            cmd.checkCondition(senseFormat(), SenseCode.WRITE_PROTECTED, -1, SenseData.NO_FIELD, false, -1);
+        if (refusedAsReadOnly(cmd)) {
             return;
         }
         if (!checkTransfer(cmd, d)) {
@@ -298,8 +302,7 @@ public final class LogicalUnit {
 
     private void synchronizeCache(ScsiCommand cmd, CdbDecoder d) {
         // Zero blocks means "to the end of the medium"; the backend flushes everything either way.
-        if (Long.compareUnsigned(d.lba(), blockCount) > 0
-                || (d.transferLength() != 0 && d.transferLength() > blockCount - d.lba())) {
+        if (outOfRange(d.lba(), d.transferLength())) {
             lbaOutOfRange(cmd);
             return;
         }
@@ -308,8 +311,7 @@ public final class LogicalUnit {
     }
 
     private void writeSame(ScsiCommand cmd, CdbDecoder d) {
-        if (config.readOnly()) {
-            cmd.checkCondition(senseFormat(), SenseCode.WRITE_PROTECTED, -1, SenseData.NO_FIELD, false, -1);
+        if (refusedAsReadOnly(cmd)) {
             return;
         }
         long blocks = d.transferLength();
@@ -351,12 +353,13 @@ public final class LogicalUnit {
         cmd.remaining = bytes;
         cmd.forceUnitAccess = !writeCacheEnabled;
         if (zeroPattern) {
-            cmd.source = zeroes;
+            cmd.source = ZEROES;
             cmd.sourceOffset = 0;
-            cmd.chunk = zeroes.byteSize() >>> blockShift << blockShift;
+            cmd.chunk = ZEROES.byteSize();
         } else {
-            // Repeat the block across the whole data buffer so that each backend write covers many blocks.
-            long capacityBlocks = Math.max(1, Math.min(cmd.dataBufferCapacity(), WRITE_SAME_CHUNK_BYTES) >>> blockShift);
+            // Repeat the block across the data buffer (as far as the command needs) so that each backend write
+            // covers many blocks.
+            long capacityBlocks = Math.max(1, Math.min(blocks, Math.min(cmd.dataBufferCapacity(), WRITE_SAME_CHUNK_BYTES) >>> blockShift));
             for (long i = 1; i < capacityBlocks; i++) {
                 MemorySegment.copy(cmd.dataBuffer(), cmd.dataBufferOffset(), cmd.dataBuffer(),
                         cmd.dataBufferOffset() + (i << blockShift), config.blockSize());
@@ -373,8 +376,7 @@ public final class LogicalUnit {
             cmd.checkCondition(senseFormat(), SenseCode.INVALID_COMMAND_OPERATION_CODE, -1, 0, true, -1);
             return;
         }
-        if (config.readOnly()) {
-            cmd.checkCondition(senseFormat(), SenseCode.WRITE_PROTECTED, -1, SenseData.NO_FIELD, false, -1);
+        if (refusedAsReadOnly(cmd)) {
             return;
         }
         int length = (int) d.parameterListLength();
@@ -522,6 +524,15 @@ public final class LogicalUnit {
     /** Whether {@code blocks} blocks from {@code lba} (unsigned) run past the last block. */
     private boolean outOfRange(long lba, long blocks) {
         return Long.compareUnsigned(lba, blockCount) > 0 || blocks > blockCount - lba;
+    }
+
+    /** Answers WRITE PROTECTED when the unit is read-only; true when it did. */
+    private boolean refusedAsReadOnly(ScsiCommand cmd) {
+        if (config.readOnly()) {
+            parameterError(cmd, SenseCode.WRITE_PROTECTED, SenseData.NO_FIELD);
+            return true;
+        }
+        return false;
     }
 
     private void lbaOutOfRange(ScsiCommand cmd) {

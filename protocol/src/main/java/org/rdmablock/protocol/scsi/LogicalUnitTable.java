@@ -91,11 +91,7 @@ public final class LogicalUnitTable {
                     cmd.completeWithData(InquiryData.absent(out), d.allocationLength());
                 }
             }
-            case REQUEST_SENSE -> {
-                MemorySegment out = cmd.scratch(SenseData.MAX_LENGTH);
-                SenseFormat format = d.has(CdbDecoder.DESC) ? SenseFormat.DESCRIPTOR : SenseFormat.FIXED;
-                cmd.completeWithData(SenseData.write(out, 0, format, SenseCode.LOGICAL_UNIT_NOT_SUPPORTED), d.allocationLength());
-            }
+            case REQUEST_SENSE -> LogicalUnit.requestSense(cmd, d, SenseCode.LOGICAL_UNIT_NOT_SUPPORTED);
             case REPORT_LUNS -> reportLuns(cmd, d);
             default -> notSupported(cmd);
         }

@@ -2,7 +2,6 @@ package org.rdmablock.protocol.scsi;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -271,9 +270,6 @@ public final class ScsiCommand {
         if (!dataOutAccounted) {
             accountDataOut(0);
         }
-        if (status != ScsiStatus.GOOD) {
-            dataInLength = 0;
-        }
         ScsiCompletion callback = completion;
         if (callback != null) {
             callback.completed(this);
@@ -282,9 +278,5 @@ public final class ScsiCommand {
 
     private void backendCompleted(BackendStatus backendStatus) {
         unit.backendCompleted(this, backendStatus);
-    }
-
-    byte dataByte(long index) {
-        return data.get(ValueLayout.JAVA_BYTE, dataOffset + index);
     }
 }

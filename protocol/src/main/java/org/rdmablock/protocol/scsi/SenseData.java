@@ -1,8 +1,13 @@
 package org.rdmablock.protocol.scsi;
 
+import static org.rdmablock.protocol.scsi.BigEndian.get16;
+import static org.rdmablock.protocol.scsi.BigEndian.get8;
+import static org.rdmablock.protocol.scsi.BigEndian.put16;
+import static org.rdmablock.protocol.scsi.BigEndian.put32;
+import static org.rdmablock.protocol.scsi.BigEndian.put64;
+import static org.rdmablock.protocol.scsi.BigEndian.put8;
+
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * Builds and reads SCSI sense data in both formats of SPC-4 4.5: fixed format (response code 0x70, 18
@@ -24,9 +29,6 @@ public final class SenseData {
     /** No field pointer. */
     public static final int NO_FIELD = -1;
 
-    private static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private SenseData() {
     }
@@ -59,7 +61,7 @@ public final class SenseData {
         put8(dst, offset, RESPONSE_FIXED_CURRENT | (valid ? 0x80 : 0));
         put8(dst, offset + 2, code.senseKey());
         if (valid) {
-            dst.set(BE_INT, offset + 3, (int) information);
+            put32(dst, offset + 3, information);
         }
         put8(dst, offset + 7, FIXED_LENGTH - 8);
         put8(dst, offset + 12, code.asc());
@@ -85,7 +87,7 @@ public final class SenseData {
             put8(dst, at, 0x00);
             put8(dst, at + 1, 0x0A);
             put8(dst, at + 2, 0x80);
-            dst.set(BE_LONG, at + 4, information);
+            put64(dst, at + 4, information);
             length += 12;
         }
         if (fieldPointer >= 0) {
@@ -105,15 +107,7 @@ public final class SenseData {
     private static void writeSenseKeySpecific(MemorySegment dst, long at, int fieldPointer, boolean inCdb, int bitPointer) {
         int flags = 0x80 | (inCdb ? 0x40 : 0) | (bitPointer >= 0 ? 0x08 | (bitPointer & 0x07) : 0);
         put8(dst, at, flags);
-        dst.set(BE_SHORT, at + 1, (short) fieldPointer);
-    }
-
-    private static void put8(MemorySegment dst, long at, int value) {
-        dst.set(ValueLayout.JAVA_BYTE, at, (byte) value);
-    }
-
-    private static int get8(MemorySegment src, long at) {
-        return Byte.toUnsignedInt(src.get(ValueLayout.JAVA_BYTE, at));
+        put16(dst, at + 1, fieldPointer);
     }
 
     /** The response code (0x70..0x73) of sense data, or -1 if there are no bytes. */
@@ -160,7 +154,7 @@ public final class SenseData {
         if (sks < 0 || (get8(src, sks) & 0x80) == 0) {
             return -1;
         }
-        return Short.toUnsignedInt(src.get(BE_SHORT, sks + 1));
+        return get16(src, sks + 1);
     }
 
     /** Whether the valid field pointer points into the CDB (C/D bit), false if none or into parameter data. */

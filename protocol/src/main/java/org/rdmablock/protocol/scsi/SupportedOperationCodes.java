@@ -71,11 +71,6 @@ final class SupportedOperationCodes {
     private SupportedOperationCodes() {
     }
 
-    /** Number of commands in the table (each one a descriptor in the all-commands format). */
-    static int count() {
-        return TABLE.length;
-    }
-
     /** Largest response: the all-commands format with command timeouts descriptors. */
     static int maxLength() {
         return 4 + TABLE.length * (8 + TIMEOUTS_LENGTH);

@@ -132,7 +132,7 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> {
         if (length < fixedLength) {
             return SrpDecodeError.TOO_SHORT;
         }
-        if (u8(OPCODE_OFFSET) != expectedOpcode) {
+        if (opcode() != expectedOpcode) { // where the opcode lies is the subclass's (the rdma_cm login form)
             return SrpDecodeError.WRONG_OPCODE;
         }
         return SrpDecodeError.NONE;

@@ -30,13 +30,7 @@ public final class SrpLoginRequestRdmaCm extends SrpInformationUnit<SrpLoginRequ
 
     /** Checks that {@code length} bytes hold a complete rdma_cm login request. */
     public SrpDecodeError validate(long length) {
-        if (length < 0 || offset < 0 || offset > segment.byteSize() || length > segment.byteSize() - offset) {
-            return SrpDecodeError.OUTSIDE_BUFFER;
-        }
-        if (length < LENGTH) {
-            return SrpDecodeError.TOO_SHORT;
-        }
-        return opcode() == SrpOpcode.LOGIN_REQ ? SrpDecodeError.NONE : SrpDecodeError.WRONG_OPCODE;
+        return checkFixed(length, LENGTH, SrpOpcode.LOGIN_REQ);
     }
 
     /** Zeroes the private data and sets its opcode, ready for the setters. */
