@@ -183,7 +183,7 @@ public final class PerfCommand {
         @Option(names = {"-a", "--address"}, required = true, description = "server address (client), or address to listen on (server)")
         InetAddress address;
 
-        @Option(names = {"-p", "--port"}, defaultValue = "7174", description = "port (default: ${DEFAULT-VALUE}, as rping)")
+        @Option(names = {"-p", "--port"}, defaultValue = "" + Rping.DEFAULT_PORT, description = "port (default: ${DEFAULT-VALUE}, as rping)")
         int port;
 
         @Option(names = {"-C", "--count"}, defaultValue = "10", description = "pings (client; default: ${DEFAULT-VALUE})")

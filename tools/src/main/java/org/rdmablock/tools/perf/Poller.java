@@ -32,17 +32,33 @@ enum Poller {
         long deadline = 0;
         while ((n = cq.poll(wc)) == 0) {
             pause();
-            if (deadline == 0) {
-                deadline = System.nanoTime() + STALL_NANOS;
-            } else if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("no completion within " + STALL_NANOS / 1_000_000_000 + " s: the run is stuck");
-            }
+            deadline = checkStall(deadline, "completion");
         }
+        check(wc, n);
+        return n;
+    }
+
+    /**
+     * Call after each unsuccessful look for {@code what}: the first call starts the stall clock (so a wait that
+     * succeeds at once reads no clock), a later one throws once {@link #STALL_NANOS} passed. Returns the deadline
+     * to pass next time; start with 0.
+     */
+    static long checkStall(final long deadline, final String what) {
+        if (deadline == 0) {
+            return System.nanoTime() + STALL_NANOS;
+        }
+        if (System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException("no " + what + " within " + STALL_NANOS / 1_000_000_000 + " s: the run is stuck");
+        }
+        return deadline;
+    }
+
+    /** Fails on the first of {@code n} polled completions that is not a success. */
+    static void check(final WorkCompletions wc, final int n) {
         for (int i = 0; i < n; i++) {
             if (wc.status(i) != WcStatus.SUCCESS) {
                 throw new IllegalStateException("work request failed: " + wc.toString(i));
             }
         }
-        return n;
     }
 }

@@ -219,8 +219,7 @@ final class Rping {
                     return true;
                 }
             } else {
-                Thread.onSpinWait();
-                Thread.yield();
+                Poller.YIELD.pause();
             }
         }
         return false;
@@ -246,8 +245,7 @@ final class Rping {
                     return true;
                 }
             } else {
-                Thread.onSpinWait();
-                Thread.yield();
+                Poller.YIELD.pause();
             }
         }
         throw new IllegalStateException("no " + opcode + " completion within " + TIMEOUT);

@@ -78,6 +78,16 @@ class PerfToolsTest {
     }
 
     @Test
+    void sendLatencySweepsSizesOnOneLink() throws Exception {
+        // send-lat -a: receives posted for the first size must take every later, larger one
+        try (Link link = new Link("soft", LOOPBACK, 256, 16, 2L << 20)) {
+            for (final int size : new int[]{64, 4096, 1 << 20}) {
+                assertEquals(50, new LatencyTest(link, SendOpcode.SEND, size, Poller.YIELD).run(50).getTotalCount(), size + " B");
+            }
+        }
+    }
+
+    @Test
     void tcpBaselinesMoveTheirBytes() throws Exception {
         final BandwidthTest.Result stream = TcpBaseline.stream(LOOPBACK, 65536, 64);
         assertEquals(64L * 65536, stream.bytes());
