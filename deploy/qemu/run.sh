@@ -12,6 +12,7 @@
 # --serve keeps the guest up after the plan and runs every script dropped into $W/out/inbox (developing).
 # The work folder is $QEMU_WORK or <repo>/.qemu-work (git-ignored); the guest console is in it (console.log).
 # Needs root (apt-get, dpkg). One boot takes about a minute before the plan starts.
+# QEMU_PREPARED=1 skips the package install and the build (the caller did them for this $W).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 W="${QEMU_WORK:-$repo/.qemu-work}"
@@ -29,8 +30,10 @@ done
 mkdir -p "$W"
 rm -rf "$W/out"; mkdir -p "$W/out/inbox"
 
-bash "$repo/deploy/qemu/install-packages.sh"
-bash "$repo/deploy/qemu/prepare-java.sh" "$W"
+if [ "${QEMU_PREPARED:-0}" != 1 ]; then # check.sh prepares once for its two boots
+  bash "$repo/deploy/qemu/install-packages.sh"
+  bash "$repo/deploy/qemu/prepare-java.sh" "$W"
+fi
 
 # ---- the kernel: exactly the package linux-image-amd64 depends on (a glob would pull every ABI)
 KPKG=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-6/{print $2; exit}')

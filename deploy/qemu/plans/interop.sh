@@ -3,9 +3,7 @@
 # other end, both directions: SEND/RECV, RDMA READ and RDMA WRITE between a soft-provider QP and a siw QP
 # connected through the kernel's rdma_cm. siw lives in network namespace ns1 (192.0.3.2); the soft provider in
 # the root namespace (192.0.3.1), so the traffic crosses a veth pair.
-JAVA="$(cat $W/java/java-home)/bin/java"
-TOOLS_CP="$REPO/tools/build/rdmablock-tools.jar:$REPO/tools/build/lib/*"
-PERF="$JAVA --enable-native-access=ALL-UNNAMED -cp $TOOLS_CP org.rdmablock.tools.perf.PerfCommand"
+# $JAVA and $PERF come from guest.sh
 
 await_line() { # await_line <file> <text> <seconds>
   for _ in $(seq 1 $(( $3 * 10 ))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1

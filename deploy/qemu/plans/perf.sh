@@ -3,13 +3,10 @@
 # multi-threaded TCG, where busy-polling processes run side by side as on real hardware); ratios to summary.txt.
 # Both sides busy-poll (perftest always does; ours with --poll busy). Emulation makes the absolute figures
 # meaningless; the ratios show what the Java path costs over rxe.
-JAVA="$(cat $W/java/java-home)/bin/java"
-TOOLS_CP="$REPO/tools/build/rdmablock-tools.jar:$REPO/tools/build/lib/*"
-PERF="$JAVA --enable-native-access=ALL-UNNAMED -cp $TOOLS_CP org.rdmablock.tools.perf.PerfCommand"
+# $JAVA and $PERF come from guest.sh
 
 # a JVM that the TCG bug crashes (see run.sh) gets one more try
 retry() { "$@" || { echo "retrying: $*"; "$@"; }; }
-export -f retry
 # perftest and our tools on rxe0, same boot, same sizes
 perftest() { # perftest <tool> <args...>: server and client on rxe0 over rdma_cm; client output to stdout
   local tool=$1; shift
@@ -30,14 +27,15 @@ bw() { awk -v s="$2" '$1 == s && NF >= 4 {v = $4} END {print v}' "$1"; }
 ours_bw() { awk -v s="$2" '$1 == s && NF == 4 {v = $3} END {print v}' "$1"; }
 # ib_send_lat: "#bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%"; ours: "bytes min p50 avg p99 p99.9"
 lat() { awk '$1 == 64 && NF >= 7 {v = $5} END {print v}' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a / b; else print "?"}'; }
 ours_lat() { awk '$1 == 64 && NF == 6 {v = $3} END {print v}' "$1"; }
 {
   for s in 64k 1m; do
     size=$([ $s = 64k ] && echo 65536 || echo 1048576)
     p=$(bw $OUT/perftest-write-bw-$s.txt $size); o=$(ours_bw $OUT/ours-write-bw-$s.txt $size)
-    echo "write_bw $s: perftest ${p:-?} MB/s, ours ${o:-?} MB/s, ratio $(awk -v a="$o" -v b="$p" 'BEGIN{if (b > 0) printf "%.2f", a / b; else print "?"}')"
+    echo "write_bw $s: perftest ${p:-?} MB/s, ours ${o:-?} MB/s, ratio $(ratio "$o" "$p")"
   done
   p=$(lat $OUT/perftest-send-lat.txt); o=$(ours_lat $OUT/ours-send-lat.txt)
-  echo "send_lat 64B typical/p50: perftest ${p:-?} us, ours ${o:-?} us, ratio $(awk -v a="$o" -v b="$p" 'BEGIN{if (b > 0) printf "%.2f", a / b; else print "?"}')"
+  echo "send_lat 64B typical/p50: perftest ${p:-?} us, ours ${o:-?} us, ratio $(ratio "$o" "$p")"
 } | tee -a $S
 cat $OUT/perftest-*.txt $OUT/ours-*.txt

@@ -3,7 +3,6 @@
 # console launcher against the build on the host; reports go to $OUT/reports.
 # Linux 6.1's rxe has bugs the suite names (ProviderFixture's constants) and works around or skips.
 RXE_ISSUES=rxe-mw-error-leak,rxe-no-flush-after-err,rxe-kernel-wc-flags
-JAVA="$(cat $W/java/java-home)/bin/java"
 CP="$(cat $W/java/test.classpath)"
 junit() { # junit <report dir> <selectors...>
   local reports=$1; shift
