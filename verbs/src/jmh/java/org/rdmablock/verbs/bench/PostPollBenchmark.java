@@ -78,6 +78,9 @@ public class PostPollBenchmark {
         while ((n = cq.poll(wc, 1)) == 0) {
             Thread.onSpinWait();
         }
+        if (!wc.isSuccess(0)) { // a flushed QP completes fast: never time one
+            throw new IllegalStateException("operation failed: " + wc.toString(0));
+        }
         return n;
     }
 

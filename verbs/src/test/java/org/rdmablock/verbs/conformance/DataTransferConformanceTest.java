@@ -26,7 +26,6 @@ import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;
 import org.rdmablock.verbs.WcOpcode;
 import org.rdmablock.verbs.WcStatus;
-import org.rdmablock.verbs.WorkCompletions;
 import org.rdmablock.verbs.conformance.Completions.Wc;
 
 /** Every operation on every transport, with immediate data and atomics: data arrives intact and completes right. */
@@ -287,16 +286,13 @@ class DataTransferConformanceTest {
         final MemoryRegion result = pair.client.register(8L * adds, AccessFlags.LOCAL_WRITE);
         final SendWorkRequest faa = new SendWorkRequest().opcode(SendOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED);
         final long[] values = new long[adds];
-        final WorkCompletions wc = new WorkCompletions(1);
         for (int i = 0; i < adds; i++) {
             faa.wrId(i).remote(target.address(), target.rkey()).atomic(1, 0);
             faa.sgl().clear().add(result, 8L * i, 8);
             pair.clientQp.postSend(faa);
-            while (pair.clientCq.poll(wc) == 0) {
-                Thread.onSpinWait();
-            }
-            if (!wc.isSuccess(0)) {
-                throw new AssertionError("atomic failed: " + wc.toString(0));
+            final Completions.Wc done = Completions.awaitOne(pair.clientCq);
+            if (done.status() != WcStatus.SUCCESS) {
+                throw new AssertionError("atomic failed: " + done);
             }
             values[i] = result.segment().get(ValueLayout.JAVA_LONG, 8L * i);
         }

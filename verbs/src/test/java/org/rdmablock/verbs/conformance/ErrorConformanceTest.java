@@ -296,9 +296,9 @@ class ErrorConformanceTest {
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void completionQueueOverrunIsReportedNotSilentlyLost(final ProviderFixture fixture) throws Exception {
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
-            final var smallCq = pair.server.context.createCompletionQueue(2, null);
+            final var smallCq = pair.server.cq(2);
             final MemoryRegion mr = pair.server.register(4096, ALL);
-            final var qp = pair.server.pd.createQueuePair(org.rdmablock.verbs.QueuePairInitAttributes.of(QueuePairType.UD, smallCq));
+            final var qp = pair.server.track(pair.server.pd.createQueuePair(org.rdmablock.verbs.QueuePairInitAttributes.of(QueuePairType.UD, smallCq)));
             qp.modify(new QueuePairAttributes().state(QueuePairState.INIT).qkey(7).portNum(1).pkeyIndex(0));
             for (int i = 0; i < 4; i++) {
                 postReceive(qp, mr, 0, 64, i);
@@ -307,8 +307,6 @@ class ErrorConformanceTest {
             assertEquals(smallCq, pair.server.awaitEvent(AsyncEvent.Type.CQ_ERR, ConnectedPair.TIMEOUT).cq());
             final var wc = new org.rdmablock.verbs.WorkCompletions(8);
             assertEquals(VerbsException.EIO, assertThrows(VerbsException.class, () -> smallCq.poll(wc)).errno());
-            qp.close();
-            smallCq.close();
         }
     }
 }
