@@ -188,8 +188,7 @@ final class FpduReader {
                     }
                     if (crcEnabled) {
                         updateCrc(position, padLength);
-                        if ((int) crc.getValue() != Fpdu.getCrc(staging, position + padLength)) {
-                            fail(TerminateMessage.LAYER_LLP, 0, TerminateMessage.LLP_CRC_ERROR, "MPA CRC error");
+                        if (crcMismatch(position + padLength)) {
                             return HEADER;
                         }
                     }
@@ -235,8 +234,7 @@ final class FpduReader {
             if (crcEnabled) {
                 crc.reset();
                 updateCrc(position, total - Fpdu.CRC_SIZE);
-                if ((int) crc.getValue() != Fpdu.getCrc(staging, position + total - Fpdu.CRC_SIZE)) {
-                    fail(TerminateMessage.LAYER_LLP, 0, TerminateMessage.LLP_CRC_ERROR, "MPA CRC error");
+                if (crcMismatch(position + total - Fpdu.CRC_SIZE)) {
                     return false;
                 }
             }
@@ -268,9 +266,16 @@ final class FpduReader {
     }
 
     private void updateCrc(final int offset, final int length) {
-        staging.limit(offset + length).position(offset);
-        crc.update(staging);
-        staging.clear();
+        Fpdu.updateCrc(crc, staging, offset, length);
+    }
+
+    /** Compares the CRC computed so far with the trailer at {@code crcAt}; a mismatch fails the stream. */
+    private boolean crcMismatch(final int crcAt) {
+        if ((int) crc.getValue() == Fpdu.getCrc(staging, crcAt)) {
+            return false;
+        }
+        fail(TerminateMessage.LAYER_LLP, 0, TerminateMessage.LLP_CRC_ERROR, "MPA CRC error");
+        return true;
     }
 
     private void fail(final int layer, final int errorType, final int errorCode, final String reason) {

@@ -81,17 +81,14 @@ final class FpduWriter {
     }
 
     /**
-     * Starts an FPDU: writes ULPDU_Length and returns the staging buffer; the caller fills the DDP/RDMAP header
-     * at {@link #fpduOffset()} (an {@link org.rdmablock.verbs.soft.wire.FpduHeader} wrap). The caller checked
-     * {@link #fits}.
+     * Starts an FPDU: writes ULPDU_Length and returns the staging buffer; the caller fills every byte of the
+     * DDP/RDMAP header at {@link #fpduOffset()} (an {@link org.rdmablock.verbs.soft.wire.FpduHeader} wrap and the
+     * RDMAP message flyweights write all their fields, so nothing is cleared here). The caller checked {@link #fits}.
      */
     ByteBuffer begin(final int headerLength, final int payloadLength) {
         fpduStart = end;
         ulpduLength = headerLength - Fpdu.LENGTH_SIZE + payloadLength;
         Fpdu.ulpduLength(staging, fpduStart, ulpduLength);
-        for (int i = Fpdu.LENGTH_SIZE; i < headerLength; i++) {
-            staging.put(fpduStart + i, (byte) 0);
-        }
         end = fpduStart + headerLength;
         return staging;
     }
@@ -156,9 +153,7 @@ final class FpduWriter {
     }
 
     private void updateCrc(final int offset, final int length) {
-        staging.limit(offset + length).position(offset);
-        crc.update(staging);
-        staging.clear();
+        Fpdu.updateCrc(crc, staging, offset, length);
     }
 
     /**

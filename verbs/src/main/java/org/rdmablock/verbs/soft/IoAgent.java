@@ -62,10 +62,6 @@ final class IoAgent implements Runnable {
         thread.start();
     }
 
-    String name() {
-        return name;
-    }
-
     boolean isAgentThread() {
         return Thread.currentThread() == thread;
     }

@@ -9,11 +9,7 @@ import java.nio.ByteBuffer;
  * an RDMA READ). Set up by the QP for each segment; advanced by the {@link FpduReader} as bytes arrive.
  */
 final class Placement {
-    static final int DISCARD = 0;
-    static final int REGION = 1;
-    static final int SCATTER = 2;
-
-    private int kind;
+    private boolean discarding = true;
     private final SoftMemoryRegion[] regions;
     private final long[] offsets;
     private final long[] lengths;
@@ -27,18 +23,14 @@ final class Placement {
         lengths = new long[regions.length];
     }
 
-    int kind() {
-        return kind;
-    }
-
     void discard() {
-        kind = DISCARD;
+        discarding = true;
         count = 0;
     }
 
     /** Contiguous placement at {@code offset} of {@code region}. */
     void region(final SoftMemoryRegion region, final long offset, final long length) {
-        kind = REGION;
+        discarding = false;
         regions[0] = region;
         offsets[0] = offset;
         lengths[0] = length;
@@ -49,7 +41,7 @@ final class Placement {
 
     /** Starts a scatter list; add elements with {@link #add}, then {@link #seek}. */
     void scatter() {
-        kind = SCATTER;
+        discarding = false;
         count = 0;
         index = 0;
         used = 0;
@@ -75,7 +67,7 @@ final class Placement {
 
     /** Copies {@code length} bytes from {@code source} into the placement and advances it. */
     void copyFrom(final MemorySegment source, final long sourceOffset, final long length) {
-        if (kind == DISCARD) {
+        if (discarding) {
             return;
         }
         long done = 0;
@@ -89,7 +81,7 @@ final class Placement {
 
     /** Whether payload can be read from the socket straight into memory. */
     boolean isDirect() {
-        return kind != DISCARD && index < count;
+        return !discarding && index < count;
     }
 
     /** A view of the current contiguous piece, at most {@code max} bytes, for a direct socket read. */
@@ -110,6 +102,6 @@ final class Placement {
     void clear() {
         java.util.Arrays.fill(regions, 0, count, null);
         count = 0;
-        kind = DISCARD;
+        discarding = true;
     }
 }

@@ -113,6 +113,11 @@ final class ReceiveQueue {
         System.arraycopy(addresses, base, out.addresses, 0, out.sgeCount);
         System.arraycopy(lengths, base, out.lengths, 0, out.sgeCount);
         System.arraycopy(lkeys, base, out.lkeys, 0, out.sgeCount);
+        long total = 0;
+        for (int i = 0; i < out.sgeCount; i++) {
+            total += out.lengths[i] & 0xFFFF_FFFFL;
+        }
+        out.totalLength = total;
     }
 
     /** Removes every pending work request, handing each to {@code sink} (flushing on QP error). */
@@ -141,12 +146,11 @@ final class ReceiveQueue {
             lkeys = new int[maxSge];
         }
 
+        /** Bytes the scatter list holds, summed once when the request is taken (every SEND segment checks it). */
+        long totalLength;
+
         long totalLength() {
-            long total = 0;
-            for (int i = 0; i < sgeCount; i++) {
-                total += lengths[i] & 0xFFFF_FFFFL;
-            }
-            return total;
+            return totalLength;
         }
     }
 }

@@ -37,7 +37,7 @@ final class SendGather {
             }
             regions[i] = region;
         }
-        return !wqe.opcode.isAtomic() || (wqe.remoteAddress & 7) == 0;
+        return true;
     }
 
     /**

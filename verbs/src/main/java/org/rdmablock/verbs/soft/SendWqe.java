@@ -17,8 +17,6 @@ final class SendWqe {
     static final int POSTED = 0;
     /** Partly written to the wire. */
     static final int TRANSMITTING = 1;
-    /** Entirely handed to TCP (or UDP); waits for confirmation (RC) or a response (READ, atomics). */
-    static final int TRANSMITTED = 2;
     /** Finished with {@link #status}: ready to complete in order. */
     static final int DONE = 3;
 
@@ -30,7 +28,7 @@ final class SendWqe {
     final long[] addresses;
     final int[] lengths;
     final int[] lkeys;
-    /** Inline data copied at post time; SGEs then point into it with lkey {@link #INLINE_LKEY}. */
+    /** Inline data copied at post time; one SGE then points into it (its lkey is not used: {@link #isInline}). */
     final MemorySegment inline;
     boolean isInline;
     long totalLength;
@@ -49,16 +47,13 @@ final class SendWqe {
     long bindLength;
     int bindAccess;
 
-    // progress, owned by the transmitter until TRANSMITTED
+    // progress, owned by the transmitter until DONE
     volatile int state;
     int status;
     long sent;
     /** Untagged queue and message sequence number the message went out with (for Terminate matching). */
     int queueNumber;
     int msn;
-
-    /** Marks SGEs that point into {@link #inline} rather than a memory region. */
-    static final int INLINE_LKEY = 0;
 
     SendWqe(final int maxSge, final int maxInline, final Arena arena) {
         addresses = new long[maxSge];
@@ -72,7 +67,7 @@ final class SendWqe {
         wrId = wr.wrId();
         opcode = wr.opcode();
         flags = wr.flags();
-        signaled = signalAll || (flags & SendFlags.SIGNALED) != 0;
+        signaled = signalAll || wr.isSignaled();
         remoteAddress = wr.remoteAddress();
         rkey = wr.rkey();
         immediateData = wr.immediateData();
@@ -88,7 +83,7 @@ final class SendWqe {
         bindLength = wr.bindLength();
         bindAccess = wr.bindAccess();
         final ScatterGatherList sgl = wr.sgl();
-        isInline = (flags & SendFlags.INLINE) != 0 && opcode != SendOpcode.RDMA_READ && !opcode.isAtomic();
+        isInline = (flags & SendFlags.INLINE) != 0 && !opcode.needsResponse();
         long total = 0;
         if (isInline) {
             for (int i = 0; i < sgl.count(); i++) {
@@ -98,7 +93,6 @@ final class SendWqe {
             sgeCount = 1;
             addresses[0] = inline.address();
             lengths[0] = (int) total;
-            lkeys[0] = INLINE_LKEY;
         } else {
             sgeCount = sgl.count();
             for (int i = 0; i < sgeCount; i++) {

@@ -4,7 +4,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.rdmablock.verbs.AsyncEvent;
@@ -41,9 +40,12 @@ final class SoftCompletionQueue implements CompletionQueue {
     private final long[] published;
     private final AtomicLong claimed = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger armed = new java.util.concurrent.atomic.AtomicInteger();
-    private final CopyOnWriteArrayList<SoftQueuePair> queuePairs = new CopyOnWriteArrayList<>();
-    /** Snapshot of {@link #queuePairs} for allocation-free iteration in {@link #poll}. */
+    /**
+     * The QPs on this CQ, replaced whole under {@link #membersLock} (not the CQ's own lock, which a poll holds
+     * while it drives its QPs) so that {@link #poll} iterates without allocating.
+     */
     private volatile SoftQueuePair[] members = new SoftQueuePair[0];
+    private final Object membersLock = new Object();
     private volatile long consumed;
     /** When {@link #poll} last found the CQ empty, {@link System#nanoTime()} terms. */
     private volatile long lastPoll = Long.MIN_VALUE / 2;
@@ -82,17 +84,25 @@ final class SoftCompletionQueue implements CompletionQueue {
     }
 
     void attach(final SoftQueuePair qp) {
-        queuePairs.add(qp);
-        members = queuePairs.toArray(new SoftQueuePair[0]);
+        synchronized (membersLock) {
+            final SoftQueuePair[] now = java.util.Arrays.copyOf(members, members.length + 1);
+            now[now.length - 1] = qp;
+            members = now;
+        }
     }
 
     void detach(final SoftQueuePair qp) {
-        queuePairs.remove(qp);
-        members = queuePairs.toArray(new SoftQueuePair[0]);
-    }
-
-    boolean hasQueuePairs() {
-        return !queuePairs.isEmpty();
+        synchronized (membersLock) {
+            final SoftQueuePair[] now = members;
+            for (int i = 0; i < now.length; i++) {
+                if (now[i] == qp) {
+                    final SoftQueuePair[] fewer = java.util.Arrays.copyOf(now, now.length - 1);
+                    System.arraycopy(now, i + 1, fewer, i, now.length - i - 1);
+                    members = fewer;
+                    return;
+                }
+            }
+        }
     }
 
     /**
@@ -126,7 +136,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         if (!overrun) {
             overrun = true;
             context.raise(AsyncEvent.ofCq(AsyncEvent.Type.CQ_ERR, this));
-            for (final SoftQueuePair qp : queuePairs) {
+            for (final SoftQueuePair qp : members) {
                 qp.fatal(AsyncEvent.Type.QP_FATAL, "completion queue overrun");
             }
         }
@@ -198,15 +208,11 @@ final class SoftCompletionQueue implements CompletionQueue {
         armed.set(solicitedOnly ? ARM_SOLICITED : ARM_NEXT);
     }
 
-    /** Completions waiting to be polled. */
-    int depth() {
-        return (int) (claimed.get() - consumed);
-    }
-
     @Override
     public void close() {
-        if (!queuePairs.isEmpty()) {
-            throw new VerbsException(VerbsException.EBUSY, "CQ still used by " + queuePairs.size() + " queue pair(s)");
+        final int users = members.length;
+        if (users != 0) {
+            throw new VerbsException(VerbsException.EBUSY, "CQ still used by " + users + " queue pair(s)");
         }
         if (!closed) {
             closed = true;

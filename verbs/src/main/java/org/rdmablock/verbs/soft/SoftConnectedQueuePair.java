@@ -79,6 +79,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private volatile boolean closed;
     private boolean outputShut;
     private long lingerDeadline = Long.MAX_VALUE;
+    /** When a SEND waiting for a receive gives up (RNR retries exceeded); Long.MAX_VALUE: not waiting, or forever. */
     private long rnrDeadline = Long.MAX_VALUE;
 
     // ---- transmit state, owned by the transmit owner ----
@@ -336,7 +337,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
                 executeLocal(wqe);
                 return BUILT;
             }
-            if (!gather.resolve(wqe)) {
+            // an atomic's remote address must be 8-byte aligned; the provider reports it as a local protection error
+            if (!gather.resolve(wqe) || opcode.isAtomic() && (wqe.remoteAddress & 7) != 0) {
                 failLocal(wqe, WcStatus.LOC_PROT_ERR);
                 return BUILT;
             }
@@ -698,6 +700,22 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
     }
 
+    /** Whether the DDP and RDMAP versions are 1; else sends the Terminate the RFCs name and moves to ERR. */
+    private boolean versionsSupported(final FpduHeader header) {
+        if (header.ddpVersion() != FpduHeader.DDP_VERSION) {
+            terminate(header, TerminateMessage.LAYER_DDP, header.isTagged() ? TerminateMessage.DDP_TAGGED_BUFFER
+                : TerminateMessage.DDP_UNTAGGED_BUFFER, header.isTagged() ? TerminateMessage.DDP_INVALID_VERSION
+                : TerminateMessage.DDP_UNTAGGED_INVALID_VERSION, AsyncEvent.Type.QP_FATAL);
+            return false;
+        }
+        if (header.rdmapVersion() != FpduHeader.RDMAP_VERSION) {
+            terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+                TerminateMessage.RDMAP_INVALID_VERSION, AsyncEvent.Type.QP_FATAL);
+            return false;
+        }
+        return true;
+    }
+
     @Override
     public int onDataHeader(final FpduHeader header, final int payloadLength, final Placement placement) {
         firstFpduSeen();
@@ -706,14 +724,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             rxSegmentKind = SEGMENT_NONE;
             return FpduReader.ACCEPT;
         }
-        if (header.ddpVersion() != FpduHeader.DDP_VERSION) {
-            return terminate(header, TerminateMessage.LAYER_DDP, header.isTagged() ? TerminateMessage.DDP_TAGGED_BUFFER
-                : TerminateMessage.DDP_UNTAGGED_BUFFER, header.isTagged() ? TerminateMessage.DDP_INVALID_VERSION
-                : TerminateMessage.DDP_UNTAGGED_INVALID_VERSION, AsyncEvent.Type.QP_FATAL);
-        }
-        if (header.rdmapVersion() != FpduHeader.RDMAP_VERSION) {
-            return terminate(header, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
-                TerminateMessage.RDMAP_INVALID_VERSION, AsyncEvent.Type.QP_FATAL);
+        if (!versionsSupported(header)) {
+            return FpduReader.FAIL;
         }
         rxSegmentLength = payloadLength;
         rxSegmentLast = header.isLast();
@@ -872,15 +884,17 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         final long now = System.nanoTime();
         if (rnrDeadline == Long.MAX_VALUE) {
             final long wait = rnrWaitNanos();
-            rnrDeadline = wait == Long.MAX_VALUE ? Long.MAX_VALUE - 1 : now + wait;
+            rnrDeadline = wait == Long.MAX_VALUE ? Long.MAX_VALUE : now + wait;
         }
-        if (rnrDeadline != Long.MAX_VALUE - 1 && now - rnrDeadline >= 0) {
+        if (rnrDeadline != Long.MAX_VALUE && now - rnrDeadline >= 0) {
             rnrDeadline = Long.MAX_VALUE;
             awaitingReceive = false;
             return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER,
                 TerminateMessage.DDP_NO_BUFFER, AsyncEvent.Type.QP_REQ_ERR);
         }
-        key.interestOpsAnd(~SelectionKey.OP_READ);
+        if (key.isValid()) { // a connection closing meanwhile has cancelled it
+            key.interestOpsAnd(~SelectionKey.OP_READ);
+        }
         agent.execute(() -> agent.armTimer(this));
         return FpduReader.PAUSE;
     }
@@ -901,8 +915,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (lingerDeadline != Long.MAX_VALUE) {
             return lingerDeadline;
         }
-        final long rnr = rnrDeadline == Long.MAX_VALUE - 1 ? Long.MAX_VALUE : rnrDeadline;
-        return Math.min(rnr, handOffDeadline);
+        return Math.min(rnrDeadline, handOffDeadline);
     }
 
     @Override
@@ -912,7 +925,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             return 1;
         }
         int work = 0;
-        if (reader.isPaused() && rnrDeadline != Long.MAX_VALUE - 1 && now - rnrDeadline >= 0) {
+        if (reader.isPaused() && rnrDeadline != Long.MAX_VALUE && now - rnrDeadline >= 0) {
             resumeReading();
             work++;
         }
@@ -1001,7 +1014,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             if (!(device.stags().lookup(rxSegmentReservedUlp) instanceof SoftMemoryWindow window)
                 || window.pd() != pd || window.boundQp() != this) {
                 completeReceive(rxRecv.wrId, WcStatus.REM_INV_REQ_ERR.code(), WcOpcode.RECV, 0, 0, 0, 0, true);
-                return terminateWithoutHeader(TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
+                return terminate(null, TerminateMessage.LAYER_RDMAP, TerminateMessage.RDMAP_REMOTE_OPERATION,
                     TerminateMessage.RDMAP_CANNOT_INVALIDATE, AsyncEvent.Type.QP_REQ_ERR);
             }
             window.invalidate();
@@ -1027,11 +1040,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (state == QueuePairState.ERR) {
             return FpduReader.ACCEPT;
         }
-        if (header.ddpVersion() != FpduHeader.DDP_VERSION || header.rdmapVersion() != FpduHeader.RDMAP_VERSION) {
-            return terminate(header, header.ddpVersion() != FpduHeader.DDP_VERSION ? TerminateMessage.LAYER_DDP : TerminateMessage.LAYER_RDMAP,
-                header.ddpVersion() != FpduHeader.DDP_VERSION ? TerminateMessage.DDP_UNTAGGED_BUFFER : TerminateMessage.RDMAP_REMOTE_OPERATION,
-                header.ddpVersion() != FpduHeader.DDP_VERSION ? TerminateMessage.DDP_UNTAGGED_INVALID_VERSION : TerminateMessage.RDMAP_INVALID_VERSION,
-                AsyncEvent.Type.QP_FATAL);
+        if (!versionsSupported(header)) {
+            return FpduReader.FAIL;
         }
         final int opcode = header.opcode();
         final int queue = RdmapOpcode.queueOf(opcode);
@@ -1143,7 +1153,6 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             rxRecvActive = false;
             return FpduReader.ACCEPT; // UC without a receive: dropped
         }
-        rnrDeadline = Long.MAX_VALUE;
         rxRecvActive = false;
         rxAtomic.wrap(buffer, header.offset());
         completeReceive(rxRecv.wrId, 0, WcOpcode.RECV_RDMA_WITH_IMM, (int) rxLastWriteLength, rxAtomic.immediate(), 0,
@@ -1166,40 +1175,28 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     @Override
     public void onStreamError(final int layer, final int errorType, final int errorCode, final String reason) {
         LOG.log(System.Logger.Level.DEBUG, "QP {0}: stream error: {1}", qpn, reason);
-        terminateWithoutHeader(layer, errorType, errorCode, AsyncEvent.Type.QP_FATAL);
+        terminate(null, layer, errorType, errorCode, AsyncEvent.Type.QP_FATAL);
     }
 
     // ============================================================================================== terminate
 
-    /** Sends a Terminate naming the message at {@code header}, raises {@code event} and moves the QP to ERR. */
+    /**
+     * Sends a Terminate naming the message at {@code header} (null: a stream error with no message to name),
+     * raises {@code event} and moves the QP to ERR. UC sends none: it only drops the stream.
+     */
     private int terminate(final FpduHeader header, final int layer, final int errorType, final int errorCode, final AsyncEvent.Type event) {
         if (type == QueuePairType.UC) {
             fatal(event, "UC stream error " + layer + "/" + errorType + "/" + errorCode);
             return FpduReader.FAIL;
         }
-        final int attached = header.headerLength() - Fpdu.LENGTH_SIZE
-            + (header.opcode() == RdmapOpcode.READ_REQUEST && !header.isTagged() ? ReadRequest.HEADER_LENGTH : 0);
-        buildTerminate(layer, errorType, errorCode, header, attached);
+        if (!terminatePending && state != QueuePairState.ERR) {
+            final int attached = header == null ? 0 : header.headerLength() - Fpdu.LENGTH_SIZE
+                + (header.opcode() == RdmapOpcode.READ_REQUEST && !header.isTagged() ? ReadRequest.HEADER_LENGTH : 0);
+            terminateFpdu.build(layer, errorType, errorCode, header, attached, writer.crcEnabled());
+            terminatePending = true;
+        }
         fatal(event, "terminate " + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode));
         return FpduReader.FAIL;
-    }
-
-    private int terminateWithoutHeader(final int layer, final int errorType, final int errorCode, final AsyncEvent.Type event) {
-        if (type == QueuePairType.UC) {
-            fatal(event, "UC stream error");
-            return FpduReader.FAIL;
-        }
-        buildTerminate(layer, errorType, errorCode, null, 0);
-        fatal(event, "terminate " + layer + "/" + errorType + "/0x" + Integer.toHexString(errorCode));
-        return FpduReader.FAIL;
-    }
-
-    private void buildTerminate(final int layer, final int errorType, final int errorCode, final FpduHeader header, final int attached) {
-        if (terminatePending || state == QueuePairState.ERR) {
-            return;
-        }
-        terminateFpdu.build(layer, errorType, errorCode, header, attached, writer.crcEnabled());
-        terminatePending = true;
     }
 
     /** A Terminate from the peer: completes the failing request with the mapped status and moves to ERR. */

@@ -23,7 +23,7 @@ final class SoftConnectionManager implements ConnectionManager {
 
     @Override
     public ConnectionListener listen(final InetSocketAddress address, final int backlog) {
-        return new SoftConnectionListener(device.cmContext(), address, backlog);
+        return new SoftConnectionListener(device.context(), address, backlog);
     }
 
     @Override
@@ -33,8 +33,8 @@ final class SoftConnectionManager implements ConnectionManager {
             if (resolved.isUnresolved()) {
                 throw new VerbsException(VerbsException.ENOENT, "cannot resolve " + remote.getHostString());
             }
-            return new SoftConnectionId(device.cmContext(), resolved);
+            return new SoftConnectionId(device.context(), resolved);
         }
-        return new SoftConnectionId(device.cmContext(), remote);
+        return new SoftConnectionId(device.context(), remote);
     }
 }

@@ -31,7 +31,6 @@ final class SoftDatagramQueuePair extends SoftQueuePair {
     private final ByteBuffer grhBuffer = ByteBuffer.wrap(grhScratch).order(ByteOrder.BIG_ENDIAN);
     private final MemorySegment grhSegment = MemorySegment.ofArray(grhScratch);
     private InetSocketAddress lastSource;
-    private long dropped;
 
     SoftDatagramQueuePair(final SoftProtectionDomain pd, final QueuePairInitAttributes attributes) {
         super(pd, attributes);
@@ -52,32 +51,36 @@ final class SoftDatagramQueuePair extends SoftQueuePair {
         if (state != QueuePairState.RTS && state != QueuePairState.SQD) {
             return;
         }
+        boolean localError = false;
         synchronized (txBuffer) {
             for (long seq = sq.head(); seq < sq.tail(); seq++) {
                 final SendWqe wqe = sq.at(seq);
                 if (wqe.state == SendWqe.POSTED) {
-                    finish(wqe, transmit(wqe));
+                    final int status = transmit(wqe);
+                    localError |= status != WcStatus.SUCCESS.code();
+                    finish(wqe, status);
                 }
             }
         }
         retire();
+        if (localError) {
+            enterError(); // after retire(): the failing request completes with its error, the rest flush
+        }
     }
 
     /** Sends one datagram; returns the completion status. */
     private int transmit(final SendWqe wqe) {
         if (wqe.totalLength > SoftDevice.MTU) {
-            fatalLater();
             return WcStatus.LOC_LEN_ERR.code();
         }
         long offset = DatagramHeader.LENGTH;
         for (int i = 0; i < wqe.sgeCount; i++) {
             final int length = wqe.lengths[i];
-            if (wqe.lkeys[i] == SendWqe.INLINE_LKEY && wqe.isInline) {
+            if (wqe.isInline) {
                 MemorySegment.copy(wqe.inline, 0, txSegment, offset, length);
             } else {
                 final SoftMemoryRegion mr = localAccess.region(wqe.lkeys[i], wqe.addresses[i], length, false);
                 if (mr == null) {
-                    fatalLater();
                     return WcStatus.LOC_PROT_ERR.code();
                 }
                 MemorySegment.copy(mr.segment(), wqe.addresses[i] - mr.address(), txSegment, offset, length);
@@ -88,22 +91,14 @@ final class SoftDatagramQueuePair extends SoftQueuePair {
         DatagramHeader.write(txBuffer, withImm ? DatagramHeader.OPCODE_SEND_WITH_IMM : DatagramHeader.OPCODE_SEND,
             (wqe.flags & SendFlags.SOLICITED) != 0, wqe.remoteQpn, qpn, wqe.remoteQkey, wqe.immediateData);
         txBuffer.clear().limit((int) offset);
-        if (!endpoint.send(txBuffer, wqe.addressHandle.endpoint())) {
-            dropped++;
-        }
+        endpoint.send(txBuffer, wqe.addressHandle.endpoint()); // a full socket drops the datagram, as UD may
         return WcStatus.SUCCESS.code();
-    }
-
-    /** A local error moves the QP to ERR once the failing request has completed (see {@link #sendPosted}). */
-    private void fatalLater() {
-        pd.context().device().nextAgent().execute(() -> enterError());
     }
 
     /** Delivers one datagram (I/O agent thread). */
     void receive(final InetSocketAddress source, final ByteBuffer datagram, final MemorySegment datagramSegment, final int length) {
         if (datagram.getInt(DatagramHeader.QKEY_OFFSET) != qkey || !takeReceive(receiving)) {
-            dropped++;
-            return;
+            return; // dropped, as UD drops
         }
         final int payload = length - DatagramHeader.LENGTH;
         final int total = DatagramHeader.GRH_LENGTH + payload;
@@ -161,11 +156,6 @@ final class SoftDatagramQueuePair extends SoftQueuePair {
             skip = 0;
         }
         return copied == length;
-    }
-
-    /** Datagrams dropped (no receive posted, wrong Q_Key, full socket). */
-    long dropped() {
-        return dropped;
     }
 
     @Override

@@ -113,17 +113,8 @@ final class SoftDevice implements RdmaDevice {
         return openCount > 0 && --openCount == 0;
     }
 
-    /** The context connection-manager ids use: the shared one. */
-    SoftContext cmContext() {
-        return context();
-    }
-
     StagTable stags() {
         return stags;
-    }
-
-    InetAddress bindAddress() {
-        return bindAddress;
     }
 
     /** The I/O agent for a new endpoint, round robin; agents start on first use. */

@@ -1,7 +1,5 @@
 package org.rdmablock.verbs.soft;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AsyncEvent;
@@ -27,17 +25,6 @@ import org.rdmablock.verbs.WcStatus;
  * {@link SoftDatagramQueuePair} over UDP.
  */
 abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQueuePair, SoftDatagramQueuePair {
-    private static final VarHandle WQE_STATE;
-
-    static {
-        try {
-            WQE_STATE = MethodHandles.lookup().in(SendWqe.class)
-                .findVarHandle(SendWqe.class, "state", int.class);
-        } catch (final ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     final SoftProtectionDomain pd;
     final SoftDevice device;
     final QueuePairType type;
@@ -157,7 +144,7 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
 
     private void validate(final SendWorkRequest wr) {
         final SendOpcode opcode = wr.opcode();
-        if (!type.supports(opcode) && opcode != SendOpcode.BIND_MW && opcode != SendOpcode.LOCAL_INV) {
+        if (!type.supports(opcode)) {
             throw new VerbsException(VerbsException.EINVAL, opcode + " is not supported on a " + type + " QP");
         }
         if (wr.sgl().count() > caps.maxSendSge()) {
@@ -300,12 +287,6 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
         wqe.state = SendWqe.DONE;
     }
 
-    /** Marks a transmitting work request as handed to the wire, unless it was finished (flushed) meanwhile. */
-    static boolean markTransmitted(final SendWqe wqe) {
-        return WQE_STATE.compareAndSet(wqe, SendWqe.TRANSMITTING, SendWqe.TRANSMITTED)
-            || WQE_STATE.compareAndSet(wqe, SendWqe.POSTED, SendWqe.TRANSMITTED);
-    }
-
     /** Completes finished work requests in posting order; signaled ones and errors produce completions. */
     final void retire() {
         synchronized (retireLock) {
@@ -384,10 +365,6 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
             srq.detach(this);
         }
         pd.released(this);
-    }
-
-    boolean isClosed() {
-        return closed;
     }
 
     /** Releases sockets and agent registrations. */

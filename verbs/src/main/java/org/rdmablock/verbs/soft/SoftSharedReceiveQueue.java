@@ -56,11 +56,6 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         limit = newLimit;
     }
 
-    /** Receive work requests posted and not yet consumed. */
-    int pending() {
-        return queue.pending();
-    }
-
     void attach(final SoftQueuePair qp) {
         users.add(qp);
     }

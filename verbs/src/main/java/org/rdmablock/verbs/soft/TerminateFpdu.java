@@ -54,11 +54,9 @@ final class TerminateFpdu {
         int value = 0;
         if (crcEnabled) {
             crc.reset();
-            t.limit(crcAt).position(0);
-            crc.update(t);
+            Fpdu.updateCrc(crc, t, 0, crcAt);
             value = (int) crc.getValue();
         }
-        t.clear();
         Fpdu.putCrc(t, crcAt, value);
         t.limit(crcAt + Fpdu.CRC_SIZE).position(0);
         return t;

@@ -2,6 +2,7 @@ package org.rdmablock.verbs.soft.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
 
 /**
  * Framing of an MPA FPDU without markers (RFC 5044 §4.2):
@@ -49,6 +50,16 @@ public final class Fpdu {
         buffer.put(offset + 1, (byte) (crc >>> 8));
         buffer.put(offset + 2, (byte) (crc >>> 16));
         buffer.put(offset + 3, (byte) (crc >>> 24));
+    }
+
+    /**
+     * Adds {@code length} bytes of {@code buffer} from {@code offset} to {@code crc}; leaves the buffer cleared
+     * (position 0, limit at capacity), as the staging buffers that use it expect.
+     */
+    public static void updateCrc(final CRC32C crc, final ByteBuffer buffer, final int offset, final int length) {
+        buffer.limit(offset + length).position(offset);
+        crc.update(buffer);
+        buffer.clear();
     }
 
     /** Reads a CRC trailer in wire order. */
