@@ -218,12 +218,13 @@ public final class QueuePairAttributes {
         return destQpNum;
     }
 
-    private static final long[] RNR_TIMER_MICROS_X100 = {
-        65536_00, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048,
+    /** The IBTA encoding of the RNR NAK timer, in units of 10 µs (0.01 ms); encoding 0 is the longest, 655.36 ms. */
+    private static final long[] RNR_TIMER_10_MICROS = {
+        65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048,
         3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152};
 
     /** The RNR NAK timer an IB encoding stands for, in nanoseconds (0 → 655.36 ms, 1 → 0.01 ms, 31 → 491.52 ms). */
     public static long rnrTimerNanos(final int encoded) {
-        return RNR_TIMER_MICROS_X100[encoded & 31] * 10_000L;
+        return RNR_TIMER_10_MICROS[encoded & 31] * 10_000L;
     }
 }
