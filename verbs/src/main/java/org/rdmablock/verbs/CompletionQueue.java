@@ -24,7 +24,9 @@ public interface CompletionQueue extends AutoCloseable {
      * @return how many entries were written, 0 when the CQ is empty
      * @throws VerbsException EIO once the CQ has overrun
      */
-    int poll(WorkCompletions completions);
+    default int poll(WorkCompletions completions) {
+        return poll(completions, completions.capacity());
+    }
 
     /** Same as {@link #poll(WorkCompletions)} but returns at most {@code max} entries. */
     int poll(WorkCompletions completions, int max);

@@ -44,16 +44,25 @@ public interface VerbsProvider extends AutoCloseable {
         final List<ServiceLoader.Provider<VerbsProvider>> candidates = ServiceLoader.load(VerbsProvider.class).stream().toList();
         final List<String> seen = new ArrayList<>();
         if ("auto".equals(name)) {
+            // each provider is made once (a soft provider is a device: making one numbers it), the rest closed
+            final List<VerbsProvider> all = candidates.stream().map(ServiceLoader.Provider::get).toList();
+            VerbsProvider chosen = null;
             for (final String preferred : List.of("native", "soft")) {
-                for (final ServiceLoader.Provider<VerbsProvider> candidate : candidates) {
-                    final VerbsProvider provider = candidate.get();
-                    if (provider.name().equals(preferred) && provider.isAvailable()) {
-                        return provider;
+                for (final VerbsProvider provider : all) {
+                    if (chosen == null && provider.name().equals(preferred) && provider.isAvailable()) {
+                        chosen = provider;
                     }
+                }
+            }
+            for (final VerbsProvider provider : all) {
+                if (provider != chosen) {
                     provider.close();
                 }
             }
-            throw new VerbsException(VerbsException.ENOENT, "no verbs provider is available on this host");
+            if (chosen == null) {
+                throw new VerbsException(VerbsException.ENOENT, "no verbs provider is available on this host");
+            }
+            return chosen;
         }
         for (final ServiceLoader.Provider<VerbsProvider> candidate : candidates) {
             final VerbsProvider provider = candidate.get();

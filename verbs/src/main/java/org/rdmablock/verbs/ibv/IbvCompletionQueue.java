@@ -52,11 +52,6 @@ final class IbvCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public int poll(final WorkCompletions completions) {
-        return poll(completions, completions.capacity());
-    }
-
-    @Override
     public int poll(final WorkCompletions completions, final int max) {
         if (overrun) {
             throw new VerbsException(VerbsException.EIO, "completion queue overrun: completions were lost (CQ of " + capacity + " entries)");

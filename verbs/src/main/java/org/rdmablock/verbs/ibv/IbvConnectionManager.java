@@ -1,7 +1,6 @@
 package org.rdmablock.verbs.ibv;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -50,10 +49,8 @@ final class IbvConnectionManager implements ConnectionManager {
     static final int DEVICE_REMOVAL = 11;
     static final int TIMEWAIT_EXIT = 15;
 
-    private static final MethodHandle CREATE_ID = Native.withErrno("rdma_create_id", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-        ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle CREATE_CHANNEL = Native.withErrno("rdma_create_event_channel",
-        FunctionDescriptor.of(Native.C_POINTER));
+    private static final MethodHandle CREATE_ID = Native.withErrno(Rdma.rdma_create_id$address(), Rdma.rdma_create_id$descriptor());
+    private static final MethodHandle CREATE_CHANNEL = Native.withErrno(Rdma.rdma_create_event_channel$address(), Rdma.rdma_create_event_channel$descriptor());
 
     /** An rdma_cm event, copied out before it is acknowledged. */
     record Event(int type, int status, byte[] privateData, long id, long listenId, int responderResources, int initiatorDepth) {

@@ -1,7 +1,6 @@
 package org.rdmablock.verbs.ibv;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -32,13 +31,10 @@ import org.rdmablock.verbs.ibv.bindings.ibv_port_attr;
  */
 final class IbvContext implements DeviceContext {
     private static final System.Logger LOG = System.getLogger(IbvContext.class.getName());
-    private static final MethodHandle ALLOC_PD = Native.withErrno("ibv_alloc_pd", FunctionDescriptor.of(Native.C_POINTER, ValueLayout.ADDRESS));
-    private static final MethodHandle CREATE_CQ = Native.withErrno("ibv_create_cq", FunctionDescriptor.of(Native.C_POINTER,
-        ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-    private static final MethodHandle CREATE_CHANNEL = Native.withErrno("ibv_create_comp_channel",
-        FunctionDescriptor.of(Native.C_POINTER, ValueLayout.ADDRESS));
+    private static final MethodHandle ALLOC_PD = Native.withErrno(Rdma.ibv_alloc_pd$address(), Rdma.ibv_alloc_pd$descriptor());
+    private static final MethodHandle CREATE_CQ = Native.withErrno(Rdma.ibv_create_cq$address(), Rdma.ibv_create_cq$descriptor());
+    private static final MethodHandle CREATE_CHANNEL = Native.withErrno(Rdma.ibv_create_comp_channel$address(), Rdma.ibv_create_comp_channel$descriptor());
 
-    private final IbvProvider provider;
     private final SharedContext shared;
     final MemorySegment context;
     private final Device device;
@@ -48,17 +44,12 @@ final class IbvContext implements DeviceContext {
     private volatile AsyncEventHandler handler;
     private int opens;
 
-    IbvContext(final IbvProvider provider, final MemorySegment context) {
-        this.provider = provider;
+    IbvContext(final MemorySegment context) {
         this.context = context;
         final MemorySegment dev = ibv_context.device(context);
         this.device = new Device(Native.string(Rdma.ibv_get_device_name(dev)), Long.reverseBytes(Rdma.ibv_get_device_guid(dev)));
         this.shared = SharedContext.attach(context, this);
     }
-    IbvProvider provider() {
-        return provider;
-    }
-
     /** An RDMA device as the native provider lists it. */
     final class Device implements RdmaDevice {
         private final String name;

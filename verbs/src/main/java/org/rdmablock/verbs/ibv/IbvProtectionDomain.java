@@ -1,9 +1,7 @@
 package org.rdmablock.verbs.ibv;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,12 +30,9 @@ import org.rdmablock.verbs.ibv.bindings.ibv_srq_init_attr;
 /** A protection domain ({@code struct ibv_pd}). */
 final class IbvProtectionDomain implements ProtectionDomain {
     /** ibv_reg_mr is a macro over the exported function of the same name. */
-    private static final MethodHandle REG_MR = Native.withErrno("ibv_reg_mr", FunctionDescriptor.of(Native.C_POINTER,
-        ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
-    private static final MethodHandle CREATE_SRQ = Native.withErrno("ibv_create_srq", FunctionDescriptor.of(Native.C_POINTER,
-        ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    private static final MethodHandle CREATE_AH = Native.withErrno("ibv_create_ah", FunctionDescriptor.of(Native.C_POINTER,
-        ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+    private static final MethodHandle REG_MR = Native.withErrno(Rdma.ibv_reg_mr$address(), Rdma.ibv_reg_mr$descriptor());
+    private static final MethodHandle CREATE_SRQ = Native.withErrno(Rdma.ibv_create_srq$address(), Rdma.ibv_create_srq$descriptor());
+    private static final MethodHandle CREATE_AH = Native.withErrno(Rdma.ibv_create_ah$address(), Rdma.ibv_create_ah$descriptor());
     /** IBV_MW_TYPE_2. */
     private static final int MW_TYPE_2 = 2;
 
@@ -114,7 +109,7 @@ final class IbvProtectionDomain implements ProtectionDomain {
             if (srq.equals(MemorySegment.NULL)) {
                 throw Native.failure("ibv_create_srq", Native.errno());
             }
-            final IbvSharedReceiveQueue wrapped = new IbvSharedReceiveQueue(this, srq, maxWr, maxSge);
+            final IbvSharedReceiveQueue wrapped = new IbvSharedReceiveQueue(this, srq, maxSge);
             context.register(srq, wrapped);
             return track(wrapped);
         }

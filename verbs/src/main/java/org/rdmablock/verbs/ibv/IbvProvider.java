@@ -1,7 +1,6 @@
 package org.rdmablock.verbs.ibv;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -25,9 +24,8 @@ import org.rdmablock.verbs.ibv.bindings.ibv_context;
  */
 public final class IbvProvider implements VerbsProvider {
     private static final MethodHandle GET_DEVICE_LIST = Native.UNAVAILABLE != null ? null
-        : Native.withErrno("ibv_get_device_list", FunctionDescriptor.of(Native.C_POINTER, ValueLayout.ADDRESS));
+        : Native.withErrno(Rdma.ibv_get_device_list$address(), Rdma.ibv_get_device_list$descriptor());
 
-    private final Arena arena = Arena.ofShared();
     private final Map<Long, IbvContext> contexts = new ConcurrentHashMap<>();
     private List<RdmaDevice> devices;
     private MemorySegment rdmaDevices = MemorySegment.NULL;
@@ -63,9 +61,13 @@ public final class IbvProvider implements VerbsProvider {
             throw new NoRdmaDeviceException(VerbsException.ENOSYS, "no RDMA device: " + Native.UNAVAILABLE);
         }
         probeDeviceList();
-        final MemorySegment count = arena.allocate(ValueLayout.JAVA_INT);
-        final MemorySegment list = Rdma.rdma_get_devices(count);
-        final int n = count.get(ValueLayout.JAVA_INT, 0);
+        final MemorySegment list;
+        final int n;
+        try (Arena scratch = Arena.ofConfined()) {
+            final MemorySegment count = scratch.allocate(ValueLayout.JAVA_INT);
+            list = Rdma.rdma_get_devices(count);
+            n = count.get(ValueLayout.JAVA_INT, 0);
+        }
         if (list.equals(MemorySegment.NULL) || n == 0) {
             throw new NoRdmaDeviceException(VerbsException.ENODEV, "no RDMA device: librdmacm lists none (rdma link show)");
         }
@@ -73,7 +75,7 @@ public final class IbvProvider implements VerbsProvider {
         final List<RdmaDevice> found = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final MemorySegment context = rdmaDevices.getAtIndex(ValueLayout.ADDRESS, i).reinterpret(ibv_context.sizeof());
-            final IbvContext wrapped = new IbvContext(this, context);
+            final IbvContext wrapped = new IbvContext(context);
             contexts.put(context.address(), wrapped);
             found.add(wrapped.device());
         }
@@ -138,6 +140,5 @@ public final class IbvProvider implements VerbsProvider {
         if (!rdmaDevices.equals(MemorySegment.NULL)) {
             Rdma.rdma_free_devices(rdmaDevices);
         }
-        arena.close();
     }
 }

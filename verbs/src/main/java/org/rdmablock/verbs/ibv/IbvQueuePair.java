@@ -20,16 +20,13 @@ import static org.rdmablock.verbs.ibv.WorkRequestLayout.SEND_OPCODE;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.SEND_SG_LIST;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.SEND_WR_ID;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.SEND_WR_SIZE;
-import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_ADDR;
-import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_LENGTH;
-import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_LKEY;
+import static org.rdmablock.verbs.ibv.WorkRequestLayout.CHAIN;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_SIZE;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.UD_AH;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.UD_REMOTE_QKEY;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.UD_REMOTE_QPN;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
@@ -63,12 +60,8 @@ import org.rdmablock.verbs.ibv.bindings.ibv_qp_init_attr;
  * post_send function pointer, cached at creation; nothing is allocated per post.
  */
 final class IbvQueuePair implements QueuePair {
-    private static final MethodHandle CREATE_QP = Native.withErrno("ibv_create_qp", FunctionDescriptor.of(Native.C_POINTER,
-        ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    private static final MethodHandle RDMA_CREATE_QP = Native.withErrno("rdma_create_qp", FunctionDescriptor.of(ValueLayout.JAVA_INT,
-        ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
-    /** Requests per native call; longer chains go out in several calls. */
-    static final int CHAIN = 32;
+    private static final MethodHandle CREATE_QP = Native.withErrno(Rdma.ibv_create_qp$address(), Rdma.ibv_create_qp$descriptor());
+    private static final MethodHandle RDMA_CREATE_QP = Native.withErrno(Rdma.rdma_create_qp$address(), Rdma.rdma_create_qp$descriptor());
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private final IbvProtectionDomain pd;
@@ -275,12 +268,7 @@ final class IbvQueuePair implements QueuePair {
                 }
             }
         }
-        for (int i = 0; i < sgl.count(); i++) {
-            final long s = sgeBase + i * SGE_SIZE;
-            sendSges.set(ValueLayout.JAVA_LONG, s + SGE_ADDR, sgl.address(i));
-            sendSges.set(ValueLayout.JAVA_INT, s + SGE_LENGTH, sgl.length(i));
-            sendSges.set(ValueLayout.JAVA_INT, s + SGE_LKEY, sgl.lkey(i));
-        }
+        WorkRequestLayout.writeSges(sendSges, sgeBase, sgl);
     }
 
     @Override

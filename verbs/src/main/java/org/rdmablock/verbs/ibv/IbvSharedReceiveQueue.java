@@ -22,7 +22,7 @@ final class IbvSharedReceiveQueue implements SharedReceiveQueue {
     private final ReceivePoster poster;
     private boolean closed;
 
-    IbvSharedReceiveQueue(final IbvProtectionDomain pd, final MemorySegment srq, final int maxWr, final int maxSge) {
+    IbvSharedReceiveQueue(final IbvProtectionDomain pd, final MemorySegment srq, final int maxSge) {
         this.pd = pd;
         this.srq = srq;
         final MemorySegment ops = ibv_context.ops(pd.ibvContext().context);

@@ -6,7 +6,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
@@ -18,44 +17,38 @@ import org.rdmablock.verbs.VerbsException;
  * Control path only (set-up and tear-down); the hot path uses the ops function pointers.
  */
 final class Native {
-    static final ValueLayout.OfInt C_INT = ValueLayout.JAVA_INT;
-    static final ValueLayout.OfLong C_LONG = ValueLayout.JAVA_LONG;
-    static final ValueLayout.OfByte C_CHAR = ValueLayout.JAVA_BYTE;
-    static final ValueLayout.OfShort C_SHORT = ValueLayout.JAVA_SHORT;
-    static final java.lang.foreign.AddressLayout C_POINTER = ValueLayout.ADDRESS.withTargetLayout(
-        MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
-
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemoryLayout CALL_STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final ThreadLocal<MemorySegment> STATE = ThreadLocal.withInitial(() -> Arena.ofAuto().allocate(CALL_STATE));
 
-    /** Why the libraries could not be loaded, or null when they were. */
+    /**
+     * Why the libraries could not be loaded, or null when they were. Checked before anything touches the generated
+     * bindings, whose class initialisation would fail without them.
+     */
     static final String UNAVAILABLE;
-    private static final SymbolLookup LOOKUP;
 
     static {
-        SymbolLookup lookup = null;
         String why = null;
         try {
-            lookup = SymbolLookup.libraryLookup("libibverbs.so.1", Arena.global())
-                .or(SymbolLookup.libraryLookup("librdmacm.so.1", Arena.global()));
+            SymbolLookup.libraryLookup("libibverbs.so.1", Arena.global());
+            SymbolLookup.libraryLookup("librdmacm.so.1", Arena.global());
         } catch (final IllegalArgumentException | UnsatisfiedLinkError e) {
             why = "libibverbs.so.1 or librdmacm.so.1 cannot be loaded (install rdma-core: Debian's ibverbs-providers "
                 + "and librdmacm1): " + e.getMessage();
         }
-        LOOKUP = lookup;
         UNAVAILABLE = why;
     }
 
     private Native() {
     }
 
-    /** A downcall to {@code name} whose first argument is the call-state segment that receives errno. */
-    static MethodHandle withErrno(final String name, final FunctionDescriptor descriptor) {
-        final MemorySegment symbol = LOOKUP.find(name)
-            .orElseThrow(() -> new VerbsException(VerbsException.ENOSYS, "symbol " + name + " not found in rdma-core"));
-        return LINKER.downcallHandle(symbol, descriptor, Linker.Option.captureCallState("errno"));
+    /**
+     * A downcall to a function of the generated bindings ({@code Rdma.f$address()}, {@code Rdma.f$descriptor()})
+     * whose first argument is the call-state segment that receives errno.
+     */
+    static MethodHandle withErrno(final MemorySegment function, final FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(function, descriptor, Linker.Option.captureCallState("errno"));
     }
 
     /** This thread's call-state segment, to pass as the first argument of a {@link #withErrno} handle. */
@@ -104,10 +97,5 @@ final class Native {
     /** Reads a NUL-terminated C string. */
     static String string(final MemorySegment pointer) {
         return pointer.equals(MemorySegment.NULL) ? "" : pointer.reinterpret(4096).getString(0);
-    }
-
-    /** A pointer-sized field at {@code offset} of {@code struct}, as a segment of {@code size} bytes. */
-    static MemorySegment pointerAt(final MemorySegment struct, final long offset, final long size) {
-        return struct.get(ValueLayout.ADDRESS, offset).reinterpret(size);
     }
 }

@@ -5,9 +5,7 @@ import static org.rdmablock.verbs.ibv.WorkRequestLayout.RECV_NUM_SGE;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.RECV_SG_LIST;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.RECV_WR_ID;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.RECV_WR_SIZE;
-import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_ADDR;
-import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_LENGTH;
-import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_LKEY;
+import static org.rdmablock.verbs.ibv.WorkRequestLayout.CHAIN;
 import static org.rdmablock.verbs.ibv.WorkRequestLayout.SGE_SIZE;
 
 import java.lang.foreign.Arena;
@@ -25,9 +23,6 @@ import org.rdmablock.verbs.ibv.bindings.ibv_context_ops;
  * Allocates nothing; posting threads serialise on the poster.
  */
 final class ReceivePoster {
-    /** Requests per native call; longer chains go out in several calls. */
-    static final int CHAIN = 32;
-
     private final MemorySegment target;
     private final MemorySegment function;
     private final boolean sharedQueue;
@@ -73,11 +68,6 @@ final class ReceivePoster {
         wrs.set(ValueLayout.JAVA_LONG, base + RECV_NEXT, linked ? wrs.address() + base + RECV_WR_SIZE : 0L);
         wrs.set(ValueLayout.JAVA_LONG, base + RECV_SG_LIST, sges.address() + sgeBase);
         wrs.set(ValueLayout.JAVA_INT, base + RECV_NUM_SGE, sgl.count());
-        for (int i = 0; i < sgl.count(); i++) {
-            final long s = sgeBase + i * SGE_SIZE;
-            sges.set(ValueLayout.JAVA_LONG, s + SGE_ADDR, sgl.address(i));
-            sges.set(ValueLayout.JAVA_INT, s + SGE_LENGTH, sgl.length(i));
-            sges.set(ValueLayout.JAVA_INT, s + SGE_LKEY, sgl.lkey(i));
-        }
+        WorkRequestLayout.writeSges(sges, sgeBase, sgl);
     }
 }

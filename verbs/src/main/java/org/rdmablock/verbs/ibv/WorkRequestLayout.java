@@ -1,5 +1,9 @@
 package org.rdmablock.verbs.ibv;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.rdmablock.verbs.ScatterGatherList;
 import org.rdmablock.verbs.ibv.bindings.ibv_mw_bind_info;
 import org.rdmablock.verbs.ibv.bindings.ibv_recv_wr;
 import org.rdmablock.verbs.ibv.bindings.ibv_send_wr;
@@ -48,6 +52,19 @@ final class WorkRequestLayout {
     static final long SGE_LENGTH = ibv_sge.length$offset();
     static final long SGE_LKEY = ibv_sge.lkey$offset();
 
+    /** Work requests per native post call (the preallocated entries); longer chains go out in several calls. */
+    static final int CHAIN = 32;
+
     private WorkRequestLayout() {
+    }
+
+    /** Writes {@code sgl} as {@code struct ibv_sge} entries into {@code sges} from {@code sgeBase}. */
+    static void writeSges(final MemorySegment sges, final long sgeBase, final ScatterGatherList sgl) {
+        for (int i = 0; i < sgl.count(); i++) {
+            final long s = sgeBase + i * SGE_SIZE;
+            sges.set(ValueLayout.JAVA_LONG, s + SGE_ADDR, sgl.address(i));
+            sges.set(ValueLayout.JAVA_INT, s + SGE_LENGTH, sgl.length(i));
+            sges.set(ValueLayout.JAVA_INT, s + SGE_LKEY, sgl.lkey(i));
+        }
     }
 }

@@ -143,11 +143,6 @@ final class SoftCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public int poll(final WorkCompletions completions) {
-        return poll(completions, completions.capacity());
-    }
-
-    @Override
     public synchronized int poll(final WorkCompletions completions, final int max) {
         if (overrun) {
             throw new VerbsException(VerbsException.EIO, "completion queue overrun: completions were lost (CQ of " + capacity + " entries)");
