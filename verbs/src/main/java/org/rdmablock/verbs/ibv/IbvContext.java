@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.rdmablock.verbs.AsyncEvent;
@@ -19,6 +18,7 @@ import org.rdmablock.verbs.PortAttributes;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.RdmaDevice;
 import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.spi.ResourceSet;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.ibv_context;
 import org.rdmablock.verbs.ibv.bindings.ibv_device_attr;
@@ -40,7 +40,7 @@ final class IbvContext implements DeviceContext {
     private final Device device;
     /** Native object address to Java object, for async events. */
     private final Map<Long, Object> objects = new ConcurrentHashMap<>();
-    private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final ResourceSet resources = new ResourceSet("device context");
     private volatile AsyncEventHandler handler;
     private int opens;
 
@@ -245,9 +245,7 @@ final class IbvContext implements DeviceContext {
                 return;
             }
         }
-        if (!resources.isEmpty()) {
-            throw new VerbsException(VerbsException.EBUSY, "device context still has " + resources.size() + " resource(s)");
-        }
+        resources.requireEmpty();
     }
 
     /** Provider close: detaches from the shared context; librdmacm owns the context itself. */

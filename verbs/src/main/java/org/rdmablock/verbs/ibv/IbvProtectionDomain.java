@@ -3,8 +3,6 @@ package org.rdmablock.verbs.ibv;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AddressHandle;
@@ -17,6 +15,7 @@ import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.SharedReceiveQueue;
 import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.spi.ResourceSet;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.ibv_ah_attr;
 import org.rdmablock.verbs.ibv.bindings.ibv_context;
@@ -38,7 +37,7 @@ final class IbvProtectionDomain implements ProtectionDomain {
 
     private final IbvContext context;
     final MemorySegment pd;
-    private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final ResourceSet resources = new ResourceSet("protection domain");
     private boolean closed;
 
     IbvProtectionDomain(final IbvContext context, final MemorySegment pd) {
@@ -161,9 +160,7 @@ final class IbvProtectionDomain implements ProtectionDomain {
         if (closed) {
             return;
         }
-        if (!resources.isEmpty()) {
-            throw new VerbsException(VerbsException.EBUSY, "protection domain still has " + resources.size() + " resource(s)");
-        }
+        resources.requireEmpty();
         IbvContext.check(Rdma.ibv_dealloc_pd(pd), "ibv_dealloc_pd");
         closed = true;
         context.released(this);

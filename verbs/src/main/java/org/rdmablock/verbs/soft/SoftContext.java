@@ -1,8 +1,6 @@
 package org.rdmablock.verbs.soft;
 
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.rdmablock.verbs.AsyncEvent;
 import org.rdmablock.verbs.AsyncEventHandler;
@@ -14,6 +12,7 @@ import org.rdmablock.verbs.Gid;
 import org.rdmablock.verbs.PortAttributes;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.spi.ResourceSet;
 
 /**
  * An open soft device. Asynchronous events are queued and handed to the handler on one daemon thread per
@@ -24,7 +23,7 @@ final class SoftContext implements DeviceContext {
     private static final int MAX_PENDING_EVENTS = 1024;
 
     private final SoftDevice device;
-    private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final ResourceSet resources = new ResourceSet("device context");
     private final ArrayBlockingQueue<AsyncEvent> events = new ArrayBlockingQueue<>(MAX_PENDING_EVENTS);
     private final Thread eventThread;
     private volatile AsyncEventHandler handler;
@@ -145,8 +144,8 @@ final class SoftContext implements DeviceContext {
      */
     @Override
     public void close() {
-        if (device.release() && !resources.isEmpty()) {
-            throw new VerbsException(VerbsException.EBUSY, "device context still has " + resources.size() + " resource(s)");
+        if (device.release()) {
+            resources.requireEmpty();
         }
     }
 

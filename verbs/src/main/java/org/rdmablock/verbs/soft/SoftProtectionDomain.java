@@ -1,8 +1,6 @@
 package org.rdmablock.verbs.soft;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AddressHandle;
@@ -16,11 +14,12 @@ import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
 import org.rdmablock.verbs.SharedReceiveQueue;
 import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.spi.ResourceSet;
 
 /** A protection domain of the soft provider; tracks its resources so that closing it early fails with EBUSY. */
 final class SoftProtectionDomain implements ProtectionDomain {
     private final SoftContext context;
-    private final Set<AutoCloseable> resources = ConcurrentHashMap.newKeySet();
+    private final ResourceSet resources = new ResourceSet("protection domain");
     private volatile boolean closed;
 
     SoftProtectionDomain(final SoftContext context) {
@@ -105,9 +104,7 @@ final class SoftProtectionDomain implements ProtectionDomain {
 
     @Override
     public void close() {
-        if (!resources.isEmpty()) {
-            throw new VerbsException(VerbsException.EBUSY, "protection domain still has " + resources.size() + " resource(s)");
-        }
+        resources.requireEmpty();
         if (!closed) {
             closed = true;
             context.released(this);
