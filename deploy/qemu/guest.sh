@@ -7,7 +7,8 @@ exec > /mnt/out/guest.log 2>&1
 export OUT=/mnt/out REPO W SIW
 # what the plans run Java and the perf tools with (prepare-java.sh wrote java-home)
 export JAVA="$(cat $W/java/java-home)/bin/java"
-export PERF="$JAVA --enable-native-access=ALL-UNNAMED -cp $REPO/tools/build/rdmablock-tools.jar:$REPO/tools/build/lib/* org.rdmablock.tools.perf.PerfCommand"
+export PERF_CP="$REPO/tools/build/rdmablock-tools.jar:$REPO/tools/build/lib/*"
+export PERF="$JAVA --enable-native-access=ALL-UNNAMED -cp $PERF_CP org.rdmablock.tools.perf.PerfCommand"
 S=$OUT/summary.txt; : > "$S"
 step() {
   local name=$1 start rc; shift; start=$(date +%s.%N)

@@ -198,7 +198,8 @@ public final class PerfCommand {
                 final Rping rping = new Rping(p, size, System.out);
                 final java.net.InetSocketAddress endpoint = new java.net.InetSocketAddress(address, port);
                 final int pings = server ? rping.server(endpoint) : rping.client(endpoint, count);
-                System.out.println((server ? "served " : "completed ") + pings + " pings, every one verified");
+                System.out.println(server ? "served " + pings + " pings, each read matched rping's pattern"
+                    : "completed " + pings + " pings, each echo matched what was sent");
                 return server || pings == count ? 0 : 1;
             }
         }

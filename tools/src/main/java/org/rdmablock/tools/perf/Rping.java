@@ -90,12 +90,17 @@ final class Rping {
 
     /** Client: {@code count} pings to {@code server}, each checked; returns the pings done. */
     int client(final InetSocketAddress server, final int count) {
+        return client(server, count, 0);
+    }
+
+    /** As {@link #client(InetSocketAddress, int)}, numbering the pings' text from {@code firstPing} (tests). */
+    int client(final InetSocketAddress server, final int count, final int firstPing) {
         final ConnectionId id = provider.connectionManager().resolve(server, TIMEOUT);
         setUp(id);
         id.connect(parameters(), TIMEOUT);
         int startChar = 65;
         for (int ping = 0; ping < count; ping++) {
-            final byte[] text = pingText(ping, startChar);
+            final byte[] text = pingText(firstPing + ping, startChar);
             startChar = startChar >= 122 ? 65 : startChar + 1;
             MemorySegment.copy(text, 0, start.segment(), ValueLayout.JAVA_BYTE, 0, size);
             rdma.segment().fill((byte) 0);
@@ -129,7 +134,11 @@ final class Rping {
         return text;
     }
 
-    /** Server: accepts one client and answers its pings until it disconnects; returns the pings served. */
+    /**
+     * Server: accepts one client and answers its pings until it disconnects; returns the pings served. Each ping
+     * the server RDMA-READs is compared with rping.c's pattern for that ping number (the text {@link #client} and
+     * rping.c's client both write); a mismatch throws. The echo's correctness is the client's to check (rping -V).
+     */
     int server(final InetSocketAddress address) throws InterruptedException {
         try (ConnectionListener listener = provider.connectionManager().listen(address, 4)) {
             out.println("rping server listening on " + listener.localAddress());
@@ -140,6 +149,7 @@ final class Rping {
             setUp(id);
             id.accept(parameters());
             int served = 0;
+            int startChar = 65;
             while (true) {
                 if (!awaitReceiveOrDisconnect(id)) {
                     return served;
@@ -148,6 +158,14 @@ final class Rping {
                 final int rkey = receiveInfo.segment().get(BE32, 8);
                 final int length = receiveInfo.segment().get(BE32, 12);
                 transfer(SendOpcode.RDMA_READ, addr, rkey, Math.min(length, size));
+                final byte[] expected = pingText(served, startChar);
+                startChar = startChar >= 122 ? 65 : startChar + 1;
+                final byte[] read = rdma.segment().asSlice(0, Math.min(length, size)).toArray(ValueLayout.JAVA_BYTE);
+                if (!Arrays.equals(Arrays.copyOf(expected, read.length), read)) {
+                    id.disconnect(); // the client learns at once, not at its timeout
+                    throw new IllegalStateException("ping " + served + ": the data read differs from rping's pattern\n expected "
+                        + printable(expected) + "\n read     " + printable(read));
+                }
                 if (!sendInfo(start)) { // go ahead
                     return served;
                 }

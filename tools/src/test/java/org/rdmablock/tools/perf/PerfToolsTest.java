@@ -2,6 +2,7 @@ package org.rdmablock.tools.perf;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
@@ -61,20 +62,46 @@ class PerfToolsTest {
                     throw new IllegalStateException(e);
                 }
             });
-            final java.util.regex.Pattern listening = java.util.regex.Pattern.compile("listening on .*:(\\d+)");
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            java.util.regex.Matcher line;
-            while (!(line = listening.matcher(serverLog.toString())).find()) {
-                assertTrue(System.nanoTime() < deadline, "server never listened: " + serverLog);
-                Thread.sleep(10);
-            }
-            final int port = Integer.parseInt(line.group(1));
+            final int port = awaitListening(serverLog);
             final java.io.ByteArrayOutputStream clientLog = new java.io.ByteArrayOutputStream();
             assertEquals(7, new Rping(clientSide, 64, new java.io.PrintStream(clientLog, true))
                 .client(new InetSocketAddress(LOOPBACK, port), 7));
             assertEquals(7, served.get(20, TimeUnit.SECONDS), "pings the server echoed before the client left");
             assertTrue(clientLog.toString().contains("ping data: rdma-ping-6: GHIJKLMNOPQRSTUVWXYZ"), clientLog.toString());
         }
+    }
+
+    @Test
+    void rpingServerRefusesAPingThatIsNotRpingsPattern() throws Exception {
+        final java.io.ByteArrayOutputStream serverLog = new java.io.ByteArrayOutputStream();
+        try (VerbsProvider serverSide = VerbsProvider.load("soft"); VerbsProvider clientSide = VerbsProvider.load("soft")) {
+            final java.util.concurrent.CompletableFuture<Integer> served = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new Rping(serverSide, 64, new java.io.PrintStream(serverLog, true)).server(new InetSocketAddress(LOOPBACK, 0));
+                } catch (final InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            final int port = awaitListening(serverLog);
+            // the client numbers its pings from 3: the server's first read says "rdma-ping-3" where rping says 0
+            final Rping client = new Rping(clientSide, 64, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true));
+            assertThrows(IllegalStateException.class, () -> client.client(new InetSocketAddress(LOOPBACK, port), 2, 3));
+            final java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> served.get(20, TimeUnit.SECONDS));
+            assertTrue(failed.getCause().getMessage().contains("ping 0: the data read differs from rping's pattern"),
+                failed.getCause().getMessage());
+        }
+    }
+
+    private static int awaitListening(final java.io.ByteArrayOutputStream serverLog) throws InterruptedException {
+        final java.util.regex.Pattern listening = java.util.regex.Pattern.compile("listening on .*:(\\d+)");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        java.util.regex.Matcher line;
+        while (!(line = listening.matcher(serverLog.toString())).find()) {
+            assertTrue(System.nanoTime() < deadline, "server never listened: " + serverLog);
+            Thread.sleep(10);
+        }
+        return Integer.parseInt(line.group(1));
     }
 
     @Test
