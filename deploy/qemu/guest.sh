@@ -8,7 +8,7 @@ export OUT=/mnt/out REPO W SIW
 # what the plans run Java and the perf tools with (prepare-java.sh wrote java-home)
 export JAVA="$(cat $W/java/java-home)/bin/java"
 export PERF_CP="$REPO/tools/build/rdmablock-tools.jar:$REPO/tools/build/lib/*"
-export PERF="$JAVA --enable-native-access=ALL-UNNAMED -cp $PERF_CP org.rdmablock.tools.perf.PerfCommand"
+export PERF="$JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -cp $PERF_CP org.rdmablock.tools.perf.PerfCommand"
 S=$OUT/summary.txt; : > "$S"
 step() {
   local name=$1 start rc; shift; start=$(date +%s.%N)

@@ -3,32 +3,55 @@
 # multi-threaded TCG, where busy-polling processes run side by side as on real hardware); ratios to summary.txt.
 # Both sides busy-poll (perftest always does; ours with --poll busy). Emulation makes the absolute figures
 # meaningless; the ratios show what the Java path costs over rxe.
-# $JAVA and $PERF come from guest.sh
+# Every step fails when its tool fails (perftest's exit status survives the tee), and the last step fails when
+# a figure is missing, so that a ratio never reads "?" in a passing run.
+# $JAVA and $PERF come from guest.sh ($PERF writes a crashing JVM's report to $OUT/hs_err_pid*.log)
 
-# a JVM that the TCG bug crashes (see run.sh) gets one more try
-retry() { "$@" || { echo "retrying: $*"; "$@"; }; }
+# The one known failure worth a second try: a JVM that multi-threaded TCG crashes (see run.sh), recognised by its
+# signature, the fatal error report the JVM writes (hs_err file) and its death by a signal (exit status > 128).
+# Any other failure, or a second crash, fails the step.
+retry_tcg_crash() {
+  local before rc
+  before=$(ls $OUT/hs_err_pid*.log 2>/dev/null | wc -l)
+  "$@"; rc=$?
+  if [ $rc -gt 128 ] && [ "$(ls $OUT/hs_err_pid*.log 2>/dev/null | wc -l)" -gt "$before" ]; then
+    echo "the JVM crashed (exit $rc, $(ls -t $OUT/hs_err_pid*.log | head -1)): the TCG crash run.sh describes; one more try"
+    "$@"; rc=$?
+  fi
+  return $rc
+}
+export -f retry_tcg_crash
 # perftest and our tools on rxe0, same boot, same sizes
 perftest() { # perftest <tool> <args...>: server and client on rxe0 over rdma_cm; client output to stdout
   local tool=$1; shift
   $tool -d rxe0 -x 1 -R "$@" > /dev/null 2>&1 &
+  local server=$!
   sleep 2
   timeout 180 $tool -d rxe0 -x 1 -R "$@" 192.0.2.15
-  local rc=$?; wait; return $rc
+  local rc=$?; wait $server; local server_rc=$?
+  [ $rc = 0 ] && return $server_rc; return $rc
 }
-step perftest_write_bw_64k bash -c "$(declare -f perftest); perftest ib_write_bw -s 65536 -n 3000 | tee $OUT/perftest-write-bw-64k.txt"
-step ours_write_bw_64k retry bash -c "$PERF write-bw --provider native --poll busy --address 192.0.2.15 -s 65536 --bytes 196608000 > $OUT/ours-write-bw-64k.txt"
-step perftest_write_bw_1m bash -c "$(declare -f perftest); perftest ib_write_bw -s 1048576 -n 300 | tee $OUT/perftest-write-bw-1m.txt"
-step ours_write_bw_1m retry bash -c "$PERF write-bw --provider native --poll busy --address 192.0.2.15 -s 1048576 --bytes 314572800 > $OUT/ours-write-bw-1m.txt"
-step perftest_send_lat bash -c "$(declare -f perftest); perftest ib_send_lat -s 64 -n 3000 | tee $OUT/perftest-send-lat.txt"
-step ours_send_lat retry bash -c "$PERF send-lat --provider native --poll busy --address 192.0.2.15 -n 3000 > $OUT/ours-send-lat.txt"
+export -f perftest
+ours() { # ours <output file> <perf command args...>
+  local out=$1; shift
+  $PERF "$@" --provider native --poll busy --address 192.0.2.15 > "$out"
+}
+export -f ours
+step perftest_write_bw_64k bash -o pipefail -c "perftest ib_write_bw -s 65536 -n 3000 | tee $OUT/perftest-write-bw-64k.txt"
+step ours_write_bw_64k retry_tcg_crash ours $OUT/ours-write-bw-64k.txt write-bw -s 65536 --bytes 196608000
+step perftest_write_bw_1m bash -o pipefail -c "perftest ib_write_bw -s 1048576 -n 300 | tee $OUT/perftest-write-bw-1m.txt"
+step ours_write_bw_1m retry_tcg_crash ours $OUT/ours-write-bw-1m.txt write-bw -s 1048576 --bytes 314572800
+step perftest_send_lat bash -o pipefail -c "perftest ib_send_lat -s 64 -n 3000 | tee $OUT/perftest-send-lat.txt"
+# 20 000 untimed round trips first: under emulation the JIT needs that long to compile the path (perftest is C)
+step ours_send_lat retry_tcg_crash ours $OUT/ours-send-lat.txt send-lat -n 3000 --warmup 20000
 
 # ib_write_bw: "#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]"; ours: "bytes iterations MB/s Mmsg/s"
 bw() { awk -v s="$2" '$1 == s && NF >= 4 {v = $4} END {print v}' "$1"; }
 ours_bw() { awk -v s="$2" '$1 == s && NF == 4 {v = $3} END {print v}' "$1"; }
 # ib_send_lat: "#bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%"; ours: "bytes min p50 avg p99 p99.9"
 lat() { awk '$1 == 64 && NF >= 7 {v = $5} END {print v}' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a / b; else print "?"}'; }
 ours_lat() { awk '$1 == 64 && NF == 6 {v = $3} END {print v}' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (a > 0 && b > 0) printf "%.2f", a / b; else print "?"}'; }
 {
   for s in 64k 1m; do
     size=$([ $s = 64k ] && echo 65536 || echo 1048576)
@@ -37,5 +60,7 @@ ours_lat() { awk '$1 == 64 && NF == 6 {v = $3} END {print v}' "$1"; }
   done
   p=$(lat $OUT/perftest-send-lat.txt); o=$(ours_lat $OUT/ours-send-lat.txt)
   echo "send_lat 64B typical/p50: perftest ${p:-?} us, ours ${o:-?} us, ratio $(ratio "$o" "$p")"
-} | tee -a $S
+} > $OUT/ratios.txt
+cat $OUT/ratios.txt >> $S
 cat $OUT/perftest-*.txt $OUT/ours-*.txt
+step perf_every_figure_read bash -c "! grep -q '?' $OUT/ratios.txt"

@@ -36,13 +36,17 @@ final class Comparison {
             return softMedian() / tcpMedian();
         }
 
+        /** Whether the ratio meets the goal; true for a row without one. */
+        boolean goalMet() {
+            return Double.isNaN(goal) || (higherIsBetter ? ratio() >= goal : ratio() <= goal);
+        }
+
         /** Empty when the row has no goal. */
         String verdict() {
             if (Double.isNaN(goal)) {
                 return "";
             }
-            final boolean met = higherIsBetter ? ratio() >= goal : ratio() <= goal;
-            return (met ? "met" : "MISSED") + String.format(Locale.ROOT, " (%s %.2f)", higherIsBetter ? ">=" : "<=", goal);
+            return (goalMet() ? "met" : "MISSED") + String.format(Locale.ROOT, " (%s %.2f)", higherIsBetter ? ">=" : "<=", goal);
         }
     }
 
@@ -103,6 +107,11 @@ final class Comparison {
         new LatencyTest(link, SendOpcode.SEND, 64, poller).run(Math.max(1000, latencyIterations / 4));
         TcpBaseline.stream(address, 64 * 1024, Math.max(64, bandwidthBytes / (4 * 64 * 1024)));
         TcpBaseline.pingPong(address, 64, Math.max(1000, latencyIterations / 4), poller);
+    }
+
+    /** Whether every row with a goal met it: the exit status of {@code compare} says so to scripts. */
+    static boolean allGoalsMet(final List<Row> rows) {
+        return rows.stream().allMatch(Row::goalMet);
     }
 
     static void print(final List<Row> rows, final PrintStream out, final String header) {

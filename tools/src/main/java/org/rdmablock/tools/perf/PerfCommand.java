@@ -108,17 +108,25 @@ public final class PerfCommand {
         @Option(names = {"-n", "--iterations"}, defaultValue = "20000", description = "round trips (default: ${DEFAULT-VALUE})")
         int iterations;
 
+        @Option(names = {"-w", "--warmup"}, description = "untimed round trips per size before the timed ones, so that the JIT "
+            + "has compiled the path (default: a fifth of -n, at least 1000; perftest needs none)")
+        Integer warmup;
+
         abstract SendOpcode opcode();
 
         @Override
         public Integer call() throws Exception {
             final PrintStream out = System.out;
+            final int untimed = warmup != null ? warmup : Math.max(1000, iterations / 5);
             try (Link link = new Link(common.provider, common.address, 256, 16, 2L << 20)) {
-                out.printf(Locale.ROOT, "%s latency (one way, half the round trip), provider %s, poll %s%n", opcode(), common.provider, common.poller);
+                out.printf(Locale.ROOT, "%s latency (one way, half the round trip), provider %s, poll %s, %d untimed round trips first%n",
+                    opcode(), common.provider, common.poller, untimed);
                 out.printf(Locale.ROOT, "%10s %10s %10s %10s %10s %10s%n", "bytes", "min us", "p50 us", "avg us", "p99 us", "p99.9 us");
                 for (final int s : all ? allSizes() : new int[] {size}) {
                     final LatencyTest test = new LatencyTest(link, opcode(), s, common.poller);
-                    test.run(Math.max(1000, iterations / 5));
+                    if (untimed > 0) {
+                        test.run(untimed);
+                    }
                     report(out, s, test.run(iterations));
                 }
             }
@@ -147,7 +155,12 @@ public final class PerfCommand {
         }
     }
 
-    @Command(name = "compare", description = "The provider against raw TCP on loopback: bandwidth and latency ratios, medians of several rounds.")
+    /** Exit status of {@code compare} when a ratio missed its goal (0: every goal met). */
+    static final int GOAL_MISSED = 3;
+
+    @Command(name = "compare", description = "The provider against raw TCP on loopback: bandwidth and latency ratios, medians of several rounds.",
+        exitCodeListHeading = "Exit status:%n", exitCodeList = {"0:every goal met", "3:a ratio missed its goal (the table says which)",
+            "1:the measurement failed"})
     static final class Compare implements Callable<Integer> {
         @CommandLine.Mixin
         Common common = new Common();
@@ -168,7 +181,12 @@ public final class PerfCommand {
             Comparison.print(rows, System.out, String.format(Locale.ROOT,
                 "%s provider vs raw TCP on %s: medians of %d rounds (%d cores, poll %s)", common.provider,
                 common.address.getHostAddress(), rounds, Runtime.getRuntime().availableProcessors(), common.poller));
-            return 0;
+            return exitStatus(rows);
+        }
+
+        /** 0 when every goal was met, else {@link #GOAL_MISSED}. */
+        static int exitStatus(final List<Comparison.Row> rows) {
+            return Comparison.allGoalsMet(rows) ? 0 : GOAL_MISSED;
         }
     }
 

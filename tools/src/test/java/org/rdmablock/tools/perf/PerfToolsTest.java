@@ -2,6 +2,7 @@ package org.rdmablock.tools.perf;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -131,5 +132,18 @@ class PerfToolsTest {
         assertTrue(bandwidth.verdict().startsWith("met"));
         final Comparison.Row latency = new Comparison.Row("lat", "us", false, new double[] {16}, new double[] {10}, 1.5);
         assertTrue(latency.verdict().startsWith("MISSED"));
+        final Comparison.Row noGoal = new Comparison.Row("p99", "us", false, new double[] {90}, new double[] {10}, Double.NaN);
+        assertTrue(Comparison.allGoalsMet(List.of(bandwidth, noGoal)), "a row without a goal cannot miss it");
+        assertFalse(Comparison.allGoalsMet(List.of(bandwidth, latency, noGoal)));
+    }
+
+    @Test
+    void compareExitStatusSaysWhetherEveryGoalWasMet() {
+        final Comparison.Row met = new Comparison.Row("bw", "MB/s", true, new double[] {80}, new double[] {100}, 0.7);
+        final Comparison.Row missed = new Comparison.Row("bw", "MB/s", true, new double[] {1}, new double[] {100}, 0.7);
+        assertEquals(0, PerfCommand.Compare.exitStatus(List.of(met)));
+        assertEquals(3, PerfCommand.Compare.exitStatus(List.of(met, missed)));
+        final String help = new picocli.CommandLine(new PerfCommand()).getSubcommands().get("compare").getUsageMessage();
+        assertTrue(help.contains("3   a ratio missed its goal"), help);
     }
 }

@@ -12,9 +12,15 @@ import org.rdmablock.verbs.soft.wire.Fpdu;
 /**
  * Builds outgoing MPA FPDUs (RFC 5044 §4.2) and writes them without blocking, many per system call. Small
  * payloads are copied into a staging buffer next to their headers; a large payload stays in registered memory
- * and goes out by gathering write (header in staging, payload view, PAD and CRC trailer), up to
- * {@link #MAX_GATHERED} such FPDUs per write. Used by one thread at a time (the QP's transmit owner); allocates
- * nothing once each region has been seen (views are cached per gather slot).
+ * and goes out uncopied between its header (in staging) and its PAD and CRC trailer, up to {@link #MAX_GATHERED}
+ * such FPDUs per flush. Used by one thread at a time (the QP's transmit owner); allocates nothing once each region
+ * has been seen (views are cached per gather slot).
+ *
+ * <p>A payload view is written by a single-buffer write, never inside a gathering write: the JDK's gathering
+ * write allocates a scope releaser for every buffer that belongs to a memory segment's session (IOUtil.write),
+ * about 40 bytes per payload, while the single-buffer path and the session-less staging and trailer buffers
+ * allocate nothing. So a flush is one gathering write of the staging and trailer pieces between two payloads,
+ * then the payload, and so on.
  */
 final class FpduWriter {
     /** Staging buffer size: bounds how many small FPDUs one write carries. */
@@ -35,6 +41,8 @@ final class FpduWriter {
     private final RegionViews[] payloadViews = new RegionViews[MAX_GATHERED];
     /** The pieces of the next write: staging, payload, trailer, staging, ... */
     private final ByteBuffer[] pieces = new ByteBuffer[3 * MAX_GATHERED + 1];
+    /** Which pieces are payload views (written alone, see the class comment). */
+    private final boolean[] payloadPiece = new boolean[3 * MAX_GATHERED + 1];
     private final CRC32C crc = new CRC32C();
     private final boolean crcEnabled;
     private int pieceCount;
@@ -140,6 +148,7 @@ final class FpduWriter {
         Fpdu.putCrc(trailer, pad, value);
         trailer.position(0);
         pieces[pieceCount++] = stagingViews[gathered].limit(end).position(openStart);
+        payloadPiece[pieceCount] = true;
         pieces[pieceCount++] = view;
         pieces[pieceCount++] = trailer;
         openStart = end;
@@ -174,12 +183,22 @@ final class FpduWriter {
             flushing = true;
         }
         while (firstPiece < pieceCount) {
-            channel.write(pieces, firstPiece, pieceCount - firstPiece);
-            while (firstPiece < pieceCount && !pieces[firstPiece].hasRemaining()) {
+            // one payload alone, or the run of staging and trailer pieces up to the next payload in one write
+            int runEnd = firstPiece + 1;
+            if (payloadPiece[firstPiece]) {
+                channel.write(pieces[firstPiece]);
+            } else {
+                while (runEnd < pieceCount && !payloadPiece[runEnd]) {
+                    runEnd++;
+                }
+                channel.write(pieces, firstPiece, runEnd - firstPiece);
+            }
+            while (firstPiece < runEnd && !pieces[firstPiece].hasRemaining()) {
+                payloadPiece[firstPiece] = false;
                 pieces[firstPiece++] = null;
             }
-            if (firstPiece < pieceCount) {
-                return false;
+            if (firstPiece < runEnd) {
+                return false; // the socket took only part: the rest when it is writable again
             }
         }
         pieceCount = 0;

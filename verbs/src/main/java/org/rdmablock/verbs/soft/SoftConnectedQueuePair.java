@@ -778,9 +778,16 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         rxSegmentKind = SEGMENT_READ_RESPONSE;
         if (orq.isEmpty() || orq.headKind() == OutstandingReads.ATOMIC || header.stag() != orq.headSinkStag()
             || header.taggedOffset() != orq.headSinkOffset() + orq.headPlaced()
-            || orq.headPlaced() + payloadLength > orq.headLength()) {
+            || orq.headPlaced() + payloadLength > orq.headLength() && orq.headKind() != OutstandingReads.PROBE) {
             return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_TAGGED_BUFFER,
                 TerminateMessage.DDP_INVALID_STAG, AsyncEvent.Type.QP_FATAL);
+        }
+        if (orq.headKind() == OutstandingReads.PROBE) {
+            // Linux siw answers a zero-length READ that waited in its inbound read queue with the bytes of the
+            // request it sent before (a stale sge[0], see SiwQuirksTest). The sink is CONTROL_STAG, never memory:
+            // whatever arrives is dropped, and the response still proves that the peer processed what preceded it.
+            placement.discard();
+            return FpduReader.ACCEPT;
         }
         if (payloadLength == 0) {
             placement.discard();
