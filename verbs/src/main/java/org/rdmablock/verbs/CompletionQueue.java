@@ -7,6 +7,9 @@ package org.rdmablock.verbs;
  * <p>If more completions arrive than the CQ holds, the CQ overruns: {@link #poll} throws, an async event
  * {@link AsyncEvent.Type#CQ_ERR} is raised and the QPs using the CQ move to ERR. Completions are never dropped
  * silently.
+ *
+ * <p>Threads: {@link #poll} may run while other threads post to the CQ's QPs (see {@link QueuePair}); several
+ * threads may poll one CQ, each completion going to exactly one of them (the providers serialise polls).
  */
 public interface CompletionQueue extends AutoCloseable {
     DeviceContext context();

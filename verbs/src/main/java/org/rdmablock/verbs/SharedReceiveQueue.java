@@ -7,7 +7,11 @@ package org.rdmablock.verbs;
 public interface SharedReceiveQueue extends AutoCloseable {
     ProtectionDomain protectionDomain();
 
-    /** Posts a chain of receive work requests (ibv_post_srq_recv). */
+    /**
+     * Posts a chain of receive work requests (ibv_post_srq_recv); several threads may post at once.
+     *
+     * @throws PostFailedException ENOMEM when the queue is full; its {@code posted()} requests were accepted
+     */
     void postReceive(ReceiveWorkRequest wr);
 
     /** Arms the limit event (ibv_modify_srq with IBV_SRQ_LIMIT); 0 disarms. */

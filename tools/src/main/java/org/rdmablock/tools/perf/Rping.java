@@ -59,6 +59,12 @@ final class Rping {
     private MemoryRegion start;
     private MemoryRegion rdma;
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest();
+    /**
+     * RECV completions polled while waiting for another completion. The peer may answer (its WRITE and SEND) before
+     * our SEND's own completion arrives: the responder is free to send its own messages ahead of the READ response
+     * that confirms our SEND. rping.c keeps them in its state machine; this counter does the same.
+     */
+    private int receivedEarly;
 
     Rping(final VerbsProvider provider, final int size, final PrintStream out) {
         if (size < 24) {
@@ -217,7 +223,9 @@ final class Rping {
 
     /** Awaits the server's next advertisement and reposts the receive; false when flushed. */
     private boolean awaitReceive() {
-        if (!awaitCompletion(WcOpcode.RECV, true)) {
+        if (receivedEarly > 0) {
+            receivedEarly--;
+        } else if (!awaitCompletion(WcOpcode.RECV, true)) {
             return false;
         }
         qp.postReceive(receive);
@@ -225,6 +233,11 @@ final class Rping {
     }
 
     private boolean awaitReceiveOrDisconnect(final ConnectionId id) {
+        if (receivedEarly > 0) {
+            receivedEarly--;
+            qp.postReceive(receive);
+            return true;
+        }
         final long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (id.state() == ConnectionId.State.CONNECTED && System.nanoTime() < deadline) {
             final int n = cq.poll(wc, 1);
@@ -243,7 +256,7 @@ final class Rping {
         return false;
     }
 
-    /** Waits for the completion of {@code opcode} (other successful completions are skipped). */
+    /** Waits for the completion of {@code opcode}; a RECV that comes first is kept for the next receive wait, other successes skipped. */
     private void awaitCompletion(final WcOpcode opcode) {
         awaitCompletion(opcode, false);
     }
@@ -261,6 +274,9 @@ final class Rping {
                 }
                 if (wc.opcode(0) == opcode) {
                     return true;
+                }
+                if (wc.opcode(0) == WcOpcode.RECV) {
+                    receivedEarly++; // its data stays in the receive buffer: one receive is posted at a time
                 }
             } else {
                 Poller.YIELD.pause();

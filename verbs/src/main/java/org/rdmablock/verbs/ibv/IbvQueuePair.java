@@ -34,6 +34,7 @@ import java.nio.ByteOrder;
 
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.PostFailedException;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairAttributes;
 import org.rdmablock.verbs.QueuePairCapabilities;
@@ -201,10 +202,22 @@ final class IbvQueuePair implements QueuePair {
         return srq;
     }
 
+    /**
+     * Copies the chain into the preallocated native requests, {@link WorkRequestLayout#CHAIN} at a time, and posts
+     * each batch. Every request is checked before the first batch goes, so a malformed chain is refused whole; the
+     * device may still refuse a request part way (a full queue): the exception then counts what was posted before
+     * it, from the batches already posted and the device's {@code bad_wr}.
+     */
     @Override
     public void postSend(final SendWorkRequest first) {
+        for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
+            if (wr.sgl().count() > maxSendSge) {
+                throw new PostFailedException(VerbsException.EINVAL, "send work request has " + wr.sgl().count() + " SGEs, max " + maxSendSge, 0);
+            }
+        }
         synchronized (sendWrs) {
             SendWorkRequest wr = first;
+            int posted = 0;
             while (wr != null) {
                 int count = 0;
                 for (; wr != null && count < CHAIN; wr = wr.next(), count++) {
@@ -212,18 +225,25 @@ final class IbvQueuePair implements QueuePair {
                 }
                 final int rc = ibv_context_ops.post_send.invoke(postSend, qp, sendWrs, badWr);
                 if (rc != 0) {
-                    throw new VerbsException(rc, "ibv_post_send failed: " + Native.describe(rc)
-                        + (rc == VerbsException.ENOMEM ? " (send queue full)" : ""));
+                    throw new PostFailedException(rc, "ibv_post_send failed: " + Native.describe(rc)
+                        + (rc == VerbsException.ENOMEM ? " (send queue full)" : ""), posted + refusedIndex(badWr, sendWrs, SEND_WR_SIZE, count));
                 }
+                posted += count;
             }
         }
     }
 
+    /**
+     * Index in the posted batch of the request the device refused ({@code *bad_wr}), i.e. how many of the batch it
+     * took; the whole batch when the pointer names none of it.
+     */
+    static int refusedIndex(final MemorySegment badWr, final MemorySegment wrs, final long wrSize, final int count) {
+        final long refused = badWr.get(ValueLayout.ADDRESS, 0).address() - wrs.address();
+        return refused >= 0 && refused < wrSize * count && refused % wrSize == 0 ? (int) (refused / wrSize) : 0;
+    }
+
     private void fill(final int index, final SendWorkRequest wr, final boolean linked) {
         final ScatterGatherList sgl = wr.sgl();
-        if (sgl.count() > maxSendSge) {
-            throw new VerbsException(VerbsException.EINVAL, "send work request has " + sgl.count() + " SGEs, max " + maxSendSge);
-        }
         final MemorySegment w = sendWrs;
         final long base = index * SEND_WR_SIZE;
         final long sgeBase = (long) index * maxSendSge * SGE_SIZE;

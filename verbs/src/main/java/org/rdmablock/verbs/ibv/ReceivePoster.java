@@ -12,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.rdmablock.verbs.PostFailedException;
 import org.rdmablock.verbs.ReceiveWorkRequest;
 import org.rdmablock.verbs.ScatterGatherList;
 import org.rdmablock.verbs.VerbsException;
@@ -41,27 +42,35 @@ final class ReceivePoster {
         this.badWr = arena.allocate(ValueLayout.ADDRESS);
     }
 
-    synchronized void post(final ReceiveWorkRequest first) {
-        ReceiveWorkRequest wr = first;
-        while (wr != null) {
-            int count = 0;
-            for (; wr != null && count < CHAIN; wr = wr.next(), count++) {
-                fill(count, wr, wr.next() != null && count + 1 < CHAIN);
+    /** As {@link IbvQueuePair#postSend}: checked whole first, posted in batches, a refusal counts what was posted. */
+    void post(final ReceiveWorkRequest first) {
+        for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next()) {
+            if (wr.sgl().count() > maxSge) {
+                throw new PostFailedException(VerbsException.EINVAL, "receive work request has " + wr.sgl().count() + " SGEs, max " + maxSge, 0);
             }
-            final int rc = sharedQueue
-                ? ibv_context_ops.post_srq_recv.invoke(function, target, wrs, badWr)
-                : ibv_context_ops.post_recv.invoke(function, target, wrs, badWr);
-            if (rc != 0) {
-                throw new VerbsException(rc, "ibv_post_recv failed: " + Native.describe(rc));
+        }
+        synchronized (this) {
+            ReceiveWorkRequest wr = first;
+            int posted = 0;
+            while (wr != null) {
+                int count = 0;
+                for (; wr != null && count < CHAIN; wr = wr.next(), count++) {
+                    fill(count, wr, wr.next() != null && count + 1 < CHAIN);
+                }
+                final int rc = sharedQueue
+                    ? ibv_context_ops.post_srq_recv.invoke(function, target, wrs, badWr)
+                    : ibv_context_ops.post_recv.invoke(function, target, wrs, badWr);
+                if (rc != 0) {
+                    throw new PostFailedException(rc, (sharedQueue ? "ibv_post_srq_recv" : "ibv_post_recv") + " failed: "
+                        + Native.describe(rc), posted + IbvQueuePair.refusedIndex(badWr, wrs, RECV_WR_SIZE, count));
+                }
+                posted += count;
             }
         }
     }
 
     private void fill(final int index, final ReceiveWorkRequest wr, final boolean linked) {
         final ScatterGatherList sgl = wr.sgl();
-        if (sgl.count() > maxSge) {
-            throw new VerbsException(VerbsException.EINVAL, "receive work request has " + sgl.count() + " SGEs, max " + maxSge);
-        }
         final long base = index * RECV_WR_SIZE;
         final long sgeBase = (long) index * maxSge * SGE_SIZE;
         wrs.set(ValueLayout.JAVA_LONG, base + RECV_WR_ID, wr.wrId());

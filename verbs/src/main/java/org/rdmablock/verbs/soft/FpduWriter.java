@@ -56,6 +56,8 @@ final class FpduWriter {
     private int end;
     private int ulpduLength;
     private boolean flushing;
+    /** Bytes the socket has taken: a peer whose kernel acknowledges them is alive (see the QP's liveness sweep). */
+    private long bytesWritten;
 
     FpduWriter(final boolean crcEnabled) {
         this.crcEnabled = crcEnabled;
@@ -70,6 +72,11 @@ final class FpduWriter {
 
     boolean crcEnabled() {
         return crcEnabled;
+    }
+
+    /** Bytes written to the socket so far (read racily by the liveness sweep: it only looks for movement). */
+    long bytesWritten() {
+        return bytesWritten;
     }
 
     /** Whether nothing waits to be written. */
@@ -186,12 +193,12 @@ final class FpduWriter {
             // one payload alone, or the run of staging and trailer pieces up to the next payload in one write
             int runEnd = firstPiece + 1;
             if (payloadPiece[firstPiece]) {
-                channel.write(pieces[firstPiece]);
+                bytesWritten += channel.write(pieces[firstPiece]);
             } else {
                 while (runEnd < pieceCount && !payloadPiece[runEnd]) {
                     runEnd++;
                 }
-                channel.write(pieces, firstPiece, runEnd - firstPiece);
+                bytesWritten += channel.write(pieces, firstPiece, runEnd - firstPiece);
             }
             while (firstPiece < runEnd && !pieces[firstPiece].hasRemaining()) {
                 payloadPiece[firstPiece] = false;

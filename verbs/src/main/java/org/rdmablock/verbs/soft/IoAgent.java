@@ -40,13 +40,26 @@ final class IoAgent implements Runnable {
         default long nextDeadline() {
             return Long.MAX_VALUE;
         }
+
+        /** Runs every {@link #SWEEP_NANOS} while the endpoint is {@link IoAgent#watch watched}; returns the work done. */
+        default int onSweep(final long nowNanos) {
+            return 0;
+        }
     }
+
+    /**
+     * Period of the liveness sweep over watched endpoints: one pass over them every 25 ms, rather than a timer per
+     * endpoint consulted on every duty cycle, so that many idle connections cost nothing between passes.
+     */
+    static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
     private final String name;
     private final Selector selector;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     private final Consumer<SelectionKey> readyHandler = this::onReadyKey;
     private final java.util.ArrayList<Endpoint> timed = new java.util.ArrayList<>();
+    private final java.util.ArrayList<Endpoint> watched = new java.util.ArrayList<>();
+    private long nextSweep = Long.MAX_VALUE;
     private final Thread thread;
     private volatile boolean running = true;
     private int readyWork;
@@ -101,6 +114,32 @@ final class IoAgent implements Runnable {
         }
     }
 
+    /** Adds {@code endpoint} to the liveness sweep until {@link #unwatch}. */
+    void watch(final Endpoint endpoint) {
+        if (!isAgentThread()) {
+            execute(() -> watch(endpoint));
+            return;
+        }
+        if (!watched.contains(endpoint)) {
+            watched.add(endpoint);
+            if (nextSweep == Long.MAX_VALUE) {
+                nextSweep = System.nanoTime() + SWEEP_NANOS;
+            }
+        }
+    }
+
+    /** Removes {@code endpoint} from the liveness sweep. */
+    void unwatch(final Endpoint endpoint) {
+        if (!isAgentThread()) {
+            execute(() -> unwatch(endpoint));
+            return;
+        }
+        watched.remove(endpoint);
+        if (watched.isEmpty()) {
+            nextSweep = Long.MAX_VALUE;
+        }
+    }
+
     @Override
     public void run() {
         int idle = 0;
@@ -137,6 +176,13 @@ final class IoAgent implements Runnable {
                 nextDeadline = Math.min(nextDeadline, deadline);
             }
         }
+        if (now - nextSweep >= 0) {
+            for (int i = watched.size() - 1; i >= 0; i--) {
+                work += watched.get(i).onSweep(now);
+            }
+            nextSweep = watched.isEmpty() ? Long.MAX_VALUE : now + SWEEP_NANOS;
+        }
+        nextDeadline = Math.min(nextDeadline, nextSweep);
         readyWork = 0;
         try {
             if (block && work == 0 && tasks.isEmpty()) {

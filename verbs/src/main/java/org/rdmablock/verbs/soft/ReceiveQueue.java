@@ -3,6 +3,7 @@ package org.rdmablock.verbs.soft;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import org.rdmablock.verbs.PostFailedException;
 import org.rdmablock.verbs.ReceiveWorkRequest;
 import org.rdmablock.verbs.ScatterGatherList;
 import org.rdmablock.verbs.VerbsException;
@@ -68,12 +69,12 @@ final class ReceiveQueue {
         int n = 0;
         for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next()) {
             if (wr.sgl().count() > maxSge) {
-                throw new VerbsException(VerbsException.EINVAL, "receive work request has " + wr.sgl().count() + " SGEs, max " + maxSge);
+                throw new PostFailedException(VerbsException.EINVAL, "receive work request has " + wr.sgl().count() + " SGEs, max " + maxSge, 0);
             }
             n++;
         }
         if (t + n - head > capacity) {
-            throw new VerbsException(VerbsException.ENOMEM, "receive queue full (" + capacity + " work requests)");
+            throw new PostFailedException(VerbsException.ENOMEM, "receive queue full (" + capacity + " work requests)", 0);
         }
         for (ReceiveWorkRequest wr = first; wr != null; wr = wr.next()) {
             final int slot = (int) t & mask;

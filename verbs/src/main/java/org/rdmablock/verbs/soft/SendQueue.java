@@ -2,6 +2,7 @@ package org.rdmablock.verbs.soft;
 
 import java.lang.foreign.Arena;
 
+import org.rdmablock.verbs.PostFailedException;
 import org.rdmablock.verbs.SendWorkRequest;
 import org.rdmablock.verbs.VerbsException;
 
@@ -58,7 +59,7 @@ final class SendQueue {
     synchronized void post(final SendWorkRequest first, final int count, final boolean signalAll, final LocalAccess access) {
         long t = tail;
         if (t + count - head > capacity) {
-            throw new VerbsException(VerbsException.ENOMEM, "send queue full (" + capacity + " work requests)");
+            throw new PostFailedException(VerbsException.ENOMEM, "send queue full (" + capacity + " work requests)", 0);
         }
         for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
             at(t).copyFrom(wr, signalAll, access);

@@ -1,10 +1,15 @@
 package org.rdmablock.verbs.soft;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.rdmablock.verbs.AsyncEvent;
 import org.rdmablock.verbs.CompletionChannel;
@@ -30,6 +35,12 @@ final class SoftCompletionQueue implements CompletionQueue {
      * The I/O threads still make progress when nobody polls.
      */
     static final boolean POLL_PROGRESS = Boolean.parseBoolean(System.getProperty("rdmablock.soft.pollProgress", "true"));
+    /**
+     * Up to this many QPs an empty poll reads each QP's socket directly (one read each, which is all a lone QP
+     * costs); above it, it asks the CQ's own readiness selector which sockets have bytes (one epoll_wait) and reads
+     * only those, so that an empty poll costs the ready QPs, not all of them (default 2).
+     */
+    static final int DIRECT_PROGRESS_MAX = Integer.getInteger("rdmablock.soft.directProgressQps", 2);
 
     private final SoftContext context;
     private final SoftCompletionChannel channel;
@@ -53,6 +64,13 @@ final class SoftCompletionQueue implements CompletionQueue {
     private volatile long pollInterval = Long.MAX_VALUE / 2;
     private volatile boolean overrun;
     private volatile boolean closed;
+    /**
+     * The member QPs' sockets, registered for OP_READ with their QP attached: what an empty poll of many QPs asks
+     * (see {@link #DIRECT_PROGRESS_MAX}). Selected only under this CQ's monitor; opened on first use.
+     */
+    private Selector readiness;
+    private final Consumer<SelectionKey> progressReady = key -> ((SoftQueuePair) key.attachment()).progress();
+    private static final Consumer<SelectionKey> IGNORE = key -> { };
 
     SoftCompletionQueue(final SoftContext context, final int requested, final SoftCompletionChannel channel) {
         if (requested <= 0 || requested > SoftDevice.MAX_CQE) {
@@ -106,6 +124,40 @@ final class SoftCompletionQueue implements CompletionQueue {
     }
 
     /**
+     * Registers a member QP's connected socket with this CQ's readiness selector; the key is cancelled by
+     * {@link #unwatch} before the socket closes.
+     */
+    SelectionKey watch(final SelectableChannel channel, final SoftQueuePair qp) throws IOException {
+        synchronized (membersLock) {
+            if (closed) {
+                throw new VerbsException(VerbsException.EINVAL, "the completion queue is closed");
+            }
+            if (readiness == null) {
+                readiness = Selector.open();
+            }
+            return channel.register(readiness, SelectionKey.OP_READ, qp);
+        }
+    }
+
+    /**
+     * Cancels a key from {@link #watch} and lets the selector drop it at once: a socket registered with a selector
+     * is only really closed when every selector has dropped it, and nobody may poll this CQ again.
+     */
+    void unwatch(final SelectionKey key) {
+        key.cancel();
+        synchronized (this) {
+            final Selector selector = readiness;
+            if (selector != null && selector.isOpen()) {
+                try {
+                    selector.selectNow(IGNORE);
+                } catch (final IOException ignored) {
+                    // the key is cancelled; the selector's close drops it anyway
+                }
+            }
+        }
+    }
+
+    /**
      * Adds a completion. On overrun the CQ enters its error state: the completion is counted as lost, the
      * {@code CQ_ERR} event fires and the QPs on this CQ move to ERR.
      *
@@ -152,8 +204,17 @@ final class SoftCompletionQueue implements CompletionQueue {
             final long now = System.nanoTime();
             pollInterval += (Math.min(now - lastPoll, 1_000_000L) - pollInterval) >> 3;
             lastPoll = now;
-            for (final SoftQueuePair qp : members) {
-                qp.progress();
+            final SoftQueuePair[] qps = members;
+            if (qps.length <= DIRECT_PROGRESS_MAX || readiness == null) {
+                for (final SoftQueuePair qp : qps) {
+                    qp.progress();
+                }
+            } else {
+                try {
+                    readiness.selectNow(progressReady);
+                } catch (final IOException e) {
+                    throw new VerbsException(VerbsException.EIO, "completion queue readiness: " + e.getMessage());
+                }
             }
             count = published(max, completions);
         }
@@ -209,10 +270,22 @@ final class SoftCompletionQueue implements CompletionQueue {
         if (users != 0) {
             throw new VerbsException(VerbsException.EBUSY, "CQ still used by " + users + " queue pair(s)");
         }
-        if (!closed) {
+        synchronized (membersLock) {
+            if (closed) {
+                return;
+            }
             closed = true;
-            context.released(this);
-            arena.close();
         }
+        synchronized (this) {
+            if (readiness != null) {
+                try {
+                    readiness.close();
+                } catch (final IOException ignored) {
+                    // closing anyway
+                }
+            }
+        }
+        context.released(this);
+        arena.close();
     }
 }

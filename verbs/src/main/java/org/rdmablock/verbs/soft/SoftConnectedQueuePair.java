@@ -73,6 +73,9 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private OutstandingReads orq;
     private InboundRequests irq;
     private Runnable onClosed;
+    /** The channel's keys with the CQs' readiness selectors (see {@link SoftCompletionQueue#watch}); null when none. */
+    private SelectionKey recvReadiness;
+    private SelectionKey sendReadiness;
     /** Passive side of a peer-to-peer connection: nothing may be sent before the first FPDU arrives (RFC 5044 §7.1). */
     private volatile boolean holdTransmit;
     private volatile boolean rtrPending;
@@ -81,6 +84,19 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private long lingerDeadline = Long.MAX_VALUE;
     /** When a SEND waiting for a receive gives up (RNR retries exceeded); Long.MAX_VALUE: not waiting, or forever. */
     private long rnrDeadline = Long.MAX_VALUE;
+
+    // ---- liveness (see onSweep), checked by the agent's sweep ----
+    /** Reads that returned bytes; the sweep compares it with its last look (no clock read per read). */
+    private long readsWithBytes;
+    private long movedSeenBySweep;
+    /** When the sweep last saw bytes arrive, or saw the QP start waiting for its peer. */
+    private long heardOrWaitingSince;
+    private boolean waitingForPeer;
+    private long lastHeartbeat;
+    /** Set by the sweep: the next transmit builds a confirmation read even for unsignaled work (it proves the peer). */
+    private volatile boolean probeDue;
+    /** Set by the sweep while this side's reader waits for a receive: the next transmit sends a heartbeat. */
+    private volatile boolean heartbeatDue;
 
     // ---- transmit state, owned by the transmit owner ----
     private final AtomicBoolean txOwner = new AtomicBoolean();
@@ -179,12 +195,20 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         connected.configureBlocking(false);
         this.channel = connected;
         this.agent = device.nextAgent();
+        keepAlive(connected);
         moveTo(QueuePairState.RTR);
         moveTo(QueuePairState.RTS);
+        if (SoftCompletionQueue.POLL_PROGRESS) {
+            recvReadiness = recvCq.watch(connected, this);
+            sendReadiness = sendCq == recvCq ? null : sendCq.watch(connected, this);
+        }
         agent.register(connected, SelectionKey.OP_READ, this, registered -> {
             key = registered;
             if (registered == null) {
                 connectionLost("channel closed before registration");
+            } else if (type == QueuePairType.RC) {
+                heardOrWaitingSince = System.nanoTime();
+                agent.watch(this);
             }
         });
         drive();
@@ -291,14 +315,11 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     /** Builds the next FPDU: BUILT, NOTHING to send now, or NO_ROOM until the staging buffer is flushed. */
     private int buildNext() {
         if (rtrPending) {
-            if (!writer.fits(FpduHeader.TAGGED_LENGTH, 0)) {
-                return NO_ROOM;
+            final int built = buildControlWrite();
+            if (built == BUILT) {
+                rtrPending = false;
             }
-            txHeader.wrap(writer.begin(FpduHeader.TAGGED_LENGTH, 0), writer.fpduOffset())
-                .control(RdmapOpcode.RDMA_WRITE, true, 0).tagged(CONTROL_STAG, 0);
-            writer.finish();
-            rtrPending = false;
-            return BUILT;
+            return built;
         }
         if (preferResponses && !irq.isEmpty()) {
             preferResponses = false;
@@ -314,7 +335,30 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         if (!irq.isEmpty()) {
             return buildResponse();
         }
-        return buildConfirmationIfNeeded();
+        final int built = buildConfirmationIfNeeded();
+        if (built == NOTHING && heartbeatDue && !wqeStarted) {
+            final int heartbeat = buildControlWrite();
+            if (heartbeat == BUILT) {
+                heartbeatDue = false;
+            }
+            return heartbeat;
+        }
+        return built;
+    }
+
+    /**
+     * A zero-length RDMA WRITE to {@link #CONTROL_STAG}: the RFC 6581 RTR, and the heartbeat of a side whose reader
+     * waits for a receive (see {@link #onSweep}). Zero-length WRITEs are not validated (RFC 5040 §6.4) and complete
+     * nothing at the peer.
+     */
+    private int buildControlWrite() {
+        if (!writer.fits(FpduHeader.TAGGED_LENGTH, 0)) {
+            return NO_ROOM;
+        }
+        txHeader.wrap(writer.begin(FpduHeader.TAGGED_LENGTH, 0), writer.fpduOffset())
+            .control(RdmapOpcode.RDMA_WRITE, true, 0).tagged(CONTROL_STAG, 0);
+        writer.finish();
+        return BUILT;
     }
 
     /** BUILT, NOTHING (the head request must wait: fence, ORD full) or NO_ROOM. */
@@ -530,7 +574,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             return NOTHING;
         }
         final boolean queueFilling = sq.tail() - sq.head() > sq.capacity() / 2;
-        if (!unconfirmedSignaled && !queueFilling) {
+        if (!unconfirmedSignaled && !queueFilling && !probeDue) {
             return NOTHING;
         }
         if (!writer.fits(ReadRequest.FPDU_HEADER_LENGTH, 0)) {
@@ -545,6 +589,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         orq.push(OutstandingReads.PROBE, -1, unconfirmedEnd, CONTROL_STAG, 0, 0, 0);
         coveredEnd = unconfirmedEnd;
         unconfirmedSignaled = false;
+        probeDue = false;
         return BUILT;
     }
 
@@ -671,6 +716,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             final int n = reader.onReadable(channel);
             if (n < 0) {
                 connectionLost("peer closed the connection");
+            } else if (n > 0) {
+                readsWithBytes++; // a plain counter: the sweep only needs to see that it moved
             }
             return Math.max(0, n);
         } catch (final IOException e) {
@@ -746,6 +793,11 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     }
 
     private int writeHeader(final FpduHeader header, final int payloadLength, final Placement placement) {
+        if (payloadLength == 0 && header.stag() == CONTROL_STAG && header.isLast() && !rxInWrite) {
+            rxSegmentKind = SEGMENT_NONE; // an RTR or a heartbeat: no message, and the last WRITE's length stays
+            placement.discard();
+            return FpduReader.ACCEPT;
+        }
         rxSegmentKind = SEGMENT_WRITE;
         if (!rxInWrite) {
             rxInWrite = true;
@@ -916,6 +968,118 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     volatile int rnrRetry = 7;
     volatile int minRnrTimer = 12;
+    /** Local ACK timeout, IB encoding (4.096 µs × 2^timeout, 0 = wait forever); see {@link #transportTimeoutNanos}. */
+    volatile int ackTimeout = DEFAULT_ACK_TIMEOUT;
+    volatile int retryCount = 7;
+
+    /**
+     * Default local ACK timeout of a soft QP: 18, 1.07 s, so that with 7 retries a peer that stops answering fails
+     * the work waiting on it after about 8.6 s (rdma_cm's default for RoCE is of that order; TCP itself would take
+     * 15 minutes, tcp_retries2). {@code -Drdmablock.soft.ackTimeout=N} changes it; 0 waits forever.
+     */
+    static final int DEFAULT_ACK_TIMEOUT = Integer.getInteger("rdmablock.soft.ackTimeout", 18);
+    /** The shortest transport timeout honoured: four sweeps, so that two heartbeats fit in it (see onSweep). */
+    static final long MIN_TRANSPORT_TIMEOUT_NANOS = 4 * IoAgent.SWEEP_NANOS;
+    /** Idle time after which TCP keepalive probes an idle connection, and their interval and count (60 s, 10 s, 6). */
+    private static final int KEEPALIVE_IDLE_SECONDS = 60;
+    private static final int KEEPALIVE_INTERVAL_SECONDS = 10;
+    private static final int KEEPALIVE_COUNT = 6;
+
+    /**
+     * How long work may wait on a silent peer before it fails with RETRY_EXC_ERR: the IB transport's local ACK
+     * timeout × (retry_cnt + 1), at least {@link #MIN_TRANSPORT_TIMEOUT_NANOS}; Long.MAX_VALUE when the timeout is 0.
+     */
+    long transportTimeoutNanos() {
+        final int timeout = ackTimeout;
+        if (timeout == 0) {
+            return Long.MAX_VALUE;
+        }
+        final long ack = 4096L << Math.min(timeout, 31); // 4.096 µs × 2^timeout
+        return Math.max(MIN_TRANSPORT_TIMEOUT_NANOS, ack * (retryCount + 1));
+    }
+
+    /**
+     * The agent's liveness sweep (every {@link IoAgent#SWEEP_NANOS}). iWARP leaves a silent peer to TCP, which gives
+     * up after about 15 minutes when data is unacknowledged and never when nothing is sent; InfiniBand fails the
+     * oldest request with RETRY_EXC_ERR after timeout × (retry_cnt + 1) without an acknowledgement. The soft
+     * provider does the latter: while work waits on the peer (posted and not retired, or a READ/atomic/probe
+     * outstanding) and nothing at all has arrived for half the transport timeout, it sends a confirmation read even
+     * for unsignaled work (any live peer answers it); when nothing has arrived for the whole timeout, the work fails
+     * and the connection is dropped. A side whose reader is stalled waiting for a receive (RNR) is not reading its
+     * peer's answers, so it sends zero-length WRITE heartbeats instead, and does not judge its peer meanwhile.
+     */
+    @Override
+    public int onSweep(final long now) {
+        if (closed || state == QueuePairState.ERR) {
+            return 0;
+        }
+        final long moved = readsWithBytes + writer.bytesWritten(); // bytes in, or bytes the peer's TCP acknowledged
+        if (moved != movedSeenBySweep) {
+            movedSeenBySweep = moved;
+            heardOrWaitingSince = now;
+        }
+        if (reader.isPaused()) {
+            if (now - lastHeartbeat >= 2 * IoAgent.SWEEP_NANOS) {
+                lastHeartbeat = now;
+                heartbeatDue = true;
+                drive();
+            }
+            waitingForPeer = false;
+            return 0;
+        }
+        final boolean waiting = sq.head() < sq.tail() || !orq.isEmpty();
+        if (!waiting) {
+            waitingForPeer = false;
+            return 0;
+        }
+        if (!waitingForPeer) {
+            waitingForPeer = true;
+            heardOrWaitingSince = now;
+            return 0;
+        }
+        final long timeout = transportTimeoutNanos();
+        final long silent = now - heardOrWaitingSince;
+        if (timeout != Long.MAX_VALUE && silent >= timeout) {
+            transportTimedOut(silent);
+            return 1;
+        }
+        if (silent >= timeout / 2 && orq.isEmpty() && !probeDue) {
+            probeDue = true;
+            drive();
+            return 1;
+        }
+        return 0;
+    }
+
+    /** The peer stayed silent for the transport timeout: the oldest waiting request fails, the rest flush. */
+    private void transportTimedOut(final long silentNanos) {
+        LOG.log(System.Logger.Level.DEBUG, "QP {0}: peer silent for {1} ms with work waiting: retries exceeded", qpn,
+            TimeUnit.NANOSECONDS.toMillis(silentNanos));
+        for (long seq = sq.head(); seq < sq.tail(); seq++) {
+            final SendWqe wqe = sq.at(seq);
+            if (wqe.state != SendWqe.DONE) {
+                confirmUpTo(seq); // transmitted before it and confirmed meanwhile: those stay successes
+                finish(wqe, WcStatus.RETRY_EXC_ERR.code());
+                retire();
+                break;
+            }
+        }
+        terminatePending = false;
+        enterError();
+        abort(); // an unanswering peer gets no goodbye: the connection is reset and the disconnect raised
+    }
+
+    /** TCP keepalive on the connection: an idle connection to a vanished host is reset by the kernel in time. */
+    private static void keepAlive(final SocketChannel connected) {
+        try {
+            connected.setOption(java.net.StandardSocketOptions.SO_KEEPALIVE, true);
+            connected.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE, KEEPALIVE_IDLE_SECONDS);
+            connected.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL, KEEPALIVE_INTERVAL_SECONDS);
+            connected.setOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT, KEEPALIVE_COUNT);
+        } catch (final IOException | UnsupportedOperationException ignored) {
+            // not every platform has the options: the transport timeout still covers connections with work
+        }
+    }
 
     @Override
     public long nextDeadline() {
@@ -1367,6 +1531,13 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
         closed = true;
         lingerDeadline = Long.MAX_VALUE;
+        agent.unwatch(this);
+        if (recvReadiness != null) {
+            recvCq.unwatch(recvReadiness);
+        }
+        if (sendReadiness != null) {
+            sendCq.unwatch(sendReadiness);
+        }
         try {
             channel.close();
         } catch (final IOException ignored) {
@@ -1406,7 +1577,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     }
 
     /** Applies connection parameters that an iWARP QP takes from the connection manager. */
-    void connectionParameters(final int rnrRetryCount) {
+    void connectionParameters(final int retryCount, final int rnrRetryCount) {
+        this.retryCount = retryCount;
         this.rnrRetry = rnrRetryCount;
     }
 
@@ -1414,6 +1586,12 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     public void modify(final QueuePairAttributes attributes) {
         if (attributes.has(QueuePairAttributes.RNR_RETRY)) {
             rnrRetry = attributes.rnrRetry();
+        }
+        if (attributes.has(QueuePairAttributes.TIMEOUT)) {
+            ackTimeout = attributes.timeout();
+        }
+        if (attributes.has(QueuePairAttributes.RETRY_CNT)) {
+            retryCount = attributes.retryCount();
         }
         if (attributes.has(QueuePairAttributes.MIN_RNR_TIMER)) {
             minRnrTimer = attributes.minRnrTimer();

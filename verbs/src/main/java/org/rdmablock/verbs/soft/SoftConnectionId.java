@@ -117,7 +117,7 @@ final class SoftConnectionId implements ConnectionId {
             final boolean crc = reply.crc(); // the reply says what was agreed (RFC 5044 §7.1.2)
             final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & org.rdmablock.verbs.soft.wire.MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
             channel = ch;
-            connecting.connectionParameters(parameters.rnrRetryCount());
+            connecting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
             connecting.attach(ch, crc, ird, Math.min(ord, Math.max(1, reply.ird())), rtr, false, this::ended);
             state = State.CONNECTED;
         } catch (final IOException e) {
@@ -145,7 +145,7 @@ final class SoftConnectionId implements ConnectionId {
         final boolean crc = request.crc() || MpaNegotiation.CRC_REQUESTED;
         try {
             MpaNegotiation.sendReply(channel, request, false, crc, ird, ord, data);
-            accepting.connectionParameters(parameters.rnrRetryCount());
+            accepting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
             accepting.attach(channel, crc, ird, ord, false, request.peerToPeer(), this::ended);
             state = State.CONNECTED;
         } catch (final IOException e) {

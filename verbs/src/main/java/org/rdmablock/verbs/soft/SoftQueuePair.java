@@ -3,6 +3,7 @@ package org.rdmablock.verbs.soft;
 
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.PostFailedException;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
@@ -127,11 +128,11 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
     public final void postSend(final SendWorkRequest first) {
         final QueuePairState current = state;
         if (!current.canPostSend()) {
-            throw new VerbsException(VerbsException.EINVAL, "cannot post a send in state " + current + " (needs RTS)");
+            throw new PostFailedException(VerbsException.EINVAL, "cannot post a send in state " + current + " (needs RTS)", 0);
         }
         int count = 0;
         for (SendWorkRequest wr = first; wr != null; wr = wr.next()) {
-            validate(wr);
+            validate(wr); // the whole chain is checked before any of it is queued
             count++;
         }
         sq.post(first, count, signalAll, localAccess);
@@ -145,33 +146,33 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
     private void validate(final SendWorkRequest wr) {
         final SendOpcode opcode = wr.opcode();
         if (!type.supports(opcode)) {
-            throw new VerbsException(VerbsException.EINVAL, opcode + " is not supported on a " + type + " QP");
+            throw new PostFailedException(VerbsException.EINVAL, opcode + " is not supported on a " + type + " QP", 0);
         }
         if (wr.sgl().count() > caps.maxSendSge()) {
-            throw new VerbsException(VerbsException.EINVAL, "send work request has " + wr.sgl().count() + " SGEs, max " + caps.maxSendSge());
+            throw new PostFailedException(VerbsException.EINVAL, "send work request has " + wr.sgl().count() + " SGEs, max " + caps.maxSendSge(), 0);
         }
         if ((wr.flags() & org.rdmablock.verbs.SendFlags.INLINE) != 0 && wr.sgl().totalLength() > caps.maxInlineData()) {
-            throw new VerbsException(VerbsException.EINVAL, "inline send of " + wr.sgl().totalLength() + " bytes exceeds max_inline_data " + caps.maxInlineData());
+            throw new PostFailedException(VerbsException.EINVAL, "inline send of " + wr.sgl().totalLength() + " bytes exceeds max_inline_data " + caps.maxInlineData(), 0);
         }
         if (opcode.isAtomic() && (wr.sgl().count() != 1 || wr.sgl().length(0) != 8)) {
-            throw new VerbsException(VerbsException.EINVAL, "an atomic needs one 8-byte SGE for the original value");
+            throw new PostFailedException(VerbsException.EINVAL, "an atomic needs one 8-byte SGE for the original value", 0);
         }
         if (type == QueuePairType.UD && !(wr.addressHandle() instanceof SoftAddressHandle)) {
-            throw new VerbsException(VerbsException.EINVAL, "a UD send needs an address handle of this provider");
+            throw new PostFailedException(VerbsException.EINVAL, "a UD send needs an address handle of this provider", 0);
         }
         if (opcode == SendOpcode.BIND_MW && (!(wr.memoryWindow() instanceof SoftMemoryWindow) || !(wr.bindRegion() instanceof SoftMemoryRegion))) {
-            throw new VerbsException(VerbsException.EINVAL, "BIND_MW needs a memory window and region of this provider");
+            throw new PostFailedException(VerbsException.EINVAL, "BIND_MW needs a memory window and region of this provider", 0);
         }
     }
 
     @Override
     public final void postReceive(final ReceiveWorkRequest first) {
         if (srq != null) {
-            throw new VerbsException(VerbsException.EINVAL, "this QP receives through its shared receive queue");
+            throw new PostFailedException(VerbsException.EINVAL, "this QP receives through its shared receive queue", 0);
         }
         final QueuePairState current = state;
         if (!current.canPostReceive()) {
-            throw new VerbsException(VerbsException.EINVAL, "cannot post a receive in state " + current);
+            throw new PostFailedException(VerbsException.EINVAL, "cannot post a receive in state " + current, 0);
         }
         rq.post(first);
         if (state == QueuePairState.ERR) {

@@ -63,11 +63,18 @@ public final class ConnectedPair implements AutoCloseable {
     /** A pair between existing hosts (not closed with the pair); the server QP may use {@code serverSrq}. */
     ConnectedPair(final ProviderFixture fixture, final Host client, final Host server, final Side clientSide,
                   final Side serverSide, final org.rdmablock.verbs.SharedReceiveQueue serverSrq, final boolean ownsHosts) throws Exception {
+        this(fixture, client, server, clientSide, serverSide, serverSrq, null, ownsHosts);
+    }
+
+    /** As above; the server QP completes on {@code sharedServerCq} when given (several pairs may share it). */
+    ConnectedPair(final ProviderFixture fixture, final Host client, final Host server, final Side clientSide,
+                  final Side serverSide, final org.rdmablock.verbs.SharedReceiveQueue serverSrq,
+                  final CompletionQueue sharedServerCq, final boolean ownsHosts) throws Exception {
         this.client = client;
         this.server = server;
         this.ownsHosts = ownsHosts;
         clientCq = client.cq(1024);
-        serverCq = server.cq(1024);
+        serverCq = sharedServerCq != null ? sharedServerCq : server.cq(1024);
         listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 16);
         ConnectionId requested = null;
         ConnectionId resolved = null;

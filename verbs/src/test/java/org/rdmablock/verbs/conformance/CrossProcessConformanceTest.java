@@ -164,4 +164,34 @@ class CrossProcessConformanceTest {
             assertEquals(QueuePairState.ERR, remote.qp.state());
         }
     }
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void pausedPeerProcessFailsWaitingWorkWithRetryExceeded(final ProviderFixture fixture) throws Exception {
+        // a stopped process stops a soft peer's whole transport; a native device keeps answering from the kernel
+        org.junit.jupiter.api.Assumptions.assumeTrue(fixture.name().equals("soft"), "the peer's transport must live in its process");
+        try (Remote remote = new Remote(fixture, 44)) {
+            remote.qp.modify(new org.rdmablock.verbs.QueuePairAttributes().timeout(15)); // 134 ms x (7 retries + 1)
+            final MemoryRegion local = remote.host.register(4096, AccessFlags.LOCAL_WRITE);
+            signal(remote.process, "STOP"); // no FIN, no RST: its kernel still acknowledges what we send
+            try {
+                final SendWorkRequest read = new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                    .remote(remote.address, remote.rkey);
+                read.sgl().add(local, 0, 4096);
+                final long posted = System.nanoTime();
+                remote.qp.postSend(read);
+                final Wc done = Completions.awaitOne(remote.cq);
+                assertEquals(WcStatus.RETRY_EXC_ERR, done.status(), done.toString());
+                assertTrue(System.nanoTime() - posted >= TimeUnit.MILLISECONDS.toNanos(1000), "not before the transport timeout");
+                assertTrue(remote.id.awaitDisconnect(ConnectedPair.TIMEOUT), "the disconnect is raised");
+                assertEquals(QueuePairState.ERR, remote.qp.state());
+            } finally {
+                signal(remote.process, "CONT");
+            }
+        }
+    }
+
+    private static void signal(final Process process, final String signal) throws Exception {
+        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal);
+    }
 }

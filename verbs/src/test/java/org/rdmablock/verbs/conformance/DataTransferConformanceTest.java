@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairCapabilities;
@@ -330,6 +331,129 @@ class DataTransferConformanceTest {
             ConnectedPair.Side.of(QueuePairType.RC).withParameters(ConnectionParameters.of(reply)))) {
             assertStartsWith(request, pair.serverId.privateData());
             assertStartsWith(reply, pair.acceptData);
+        }
+    }
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void rdmaWriteGathersAndRdmaReadScattersSeveralElements(final ProviderFixture fixture) throws Exception {
+        // sizes straddle the soft provider's 8 KiB copy limit and its 64 KiB FPDU payload
+        final int[] pieces = {1000, 70_000, 5000, 16_384};
+        final int total = java.util.Arrays.stream(pieces).sum();
+        final QueuePairCapabilities caps = new QueuePairCapabilities(16, 16, 4, 4, 64);
+        try (ConnectedPair pair = new ConnectedPair(fixture, ConnectedPair.Side.of(QueuePairType.RC).withCaps(caps),
+            ConnectedPair.Side.of(QueuePairType.RC).withCaps(caps))) {
+            final MemoryRegion a = pair.client.register(pattern(pair.client, 100_000, 21), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion b = pair.client.register(pattern(pair.client, 100_000, 22), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion remote = pair.server.register(total + 4096, ALL);
+            // gather: pieces alternate between two regions, at odd offsets
+            final SendWorkRequest write = new SendWorkRequest(4).opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(remote.address() + 100, remote.rkey());
+            final byte[] expected = new byte[total];
+            int at = 0;
+            for (int i = 0; i < pieces.length; i++) {
+                final MemoryRegion from = i % 2 == 0 ? a : b;
+                final long offset = 7L + 3 * i;
+                write.sgl().add(from, offset, pieces[i]);
+                System.arraycopy(bytes(from.segment(), offset, pieces[i]), 0, expected, at, pieces[i]);
+                at += pieces[i];
+            }
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+            assertArrayEquals(expected, bytes(remote.segment(), 100, total), "WRITE gathered in order");
+
+            // scatter: READ the same bytes back into four separate places of a fresh region
+            final MemoryRegion sink = pair.client.register(total + 4 * 512, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest read = new SendWorkRequest(4).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .remote(remote.address() + 100, remote.rkey());
+            long place = 0;
+            for (final int piece : pieces) {
+                read.sgl().add(sink, place, piece);
+                place += piece + 512;
+            }
+            pair.clientQp.postSend(read);
+            final Wc done = Completions.awaitOne(pair.clientCq);
+            assertEquals(WcStatus.SUCCESS, done.status());
+            assertEquals(WcOpcode.RDMA_READ, done.opcode());
+            place = 0;
+            at = 0;
+            for (final int piece : pieces) {
+                assertArrayEquals(java.util.Arrays.copyOfRange(expected, at, at + piece), bytes(sink.segment(), place, piece),
+                    "READ piece at " + at);
+                assertArrayEquals(new byte[512], bytes(sink.segment(), place + piece, 512), "nothing between the pieces");
+                at += piece;
+                place += piece + 512;
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void severalQueuePairsCompleteOnOneSharedCompletionQueue(final ProviderFixture fixture) throws Exception {
+        final int clients = 6; // more than the soft provider's direct-progress threshold: its readiness path
+        try (Host server = new Host(fixture)) {
+            final CompletionQueue shared = server.cq(256);
+            final MemoryRegion inbox = server.register(clients * 4096L, ALL);
+            final List<Host> hosts = new ArrayList<>();
+            final List<ConnectedPair> pairs = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    final Host client = new Host(fixture);
+                    hosts.add(client);
+                    pairs.add(new ConnectedPair(fixture, client, server, ConnectedPair.Side.of(QueuePairType.RC),
+                        ConnectedPair.Side.of(QueuePairType.RC), null, shared, false));
+                }
+                final java.util.Map<Integer, Integer> clientOfQp = new java.util.HashMap<>();
+                for (int i = 0; i < clients; i++) {
+                    final ConnectedPair pair = pairs.get(i);
+                    clientOfQp.put(pair.serverQp.qpNum(), i);
+                    postReceive(pair.serverQp, inbox, i * 4096L, 1024, 1000 + i);
+                }
+                // every client SENDs its number and WRITEs a pattern into its own part of the server's region
+                final List<byte[]> written = new ArrayList<>();
+                for (int i = 0; i < clients; i++) {
+                    final ConnectedPair pair = pairs.get(i);
+                    final MemoryRegion source = pair.client.register(pattern(pair.client, 2048, 30 + i), AccessFlags.LOCAL_WRITE);
+                    source.segment().set(ValueLayout.JAVA_INT, 0, i);
+                    written.add(bytes(source.segment(), 0, 2048));
+                    final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE)
+                        .remote(inbox.address() + i * 4096L + 2048, inbox.rkey());
+                    write.sgl().add(source, 0, 2048);
+                    final SendWorkRequest send = new SendWorkRequest().wrId(i).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+                    send.sgl().add(source, 0, 4);
+                    pair.clientQp.postSend(write.next(send));
+                }
+                final List<Wc> received = Completions.await(shared, clients, ConnectedPair.TIMEOUT);
+                final java.util.Set<Integer> seen = new java.util.HashSet<>();
+                for (final Wc wc : received) {
+                    assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+                    assertEquals(WcOpcode.RECV, wc.opcode());
+                    final int client = clientOfQp.get(wc.qpNum());
+                    assertEquals(1000 + client, wc.wrId(), "the completion names the QP that received it");
+                    assertEquals(client, inbox.segment().get(ValueLayout.JAVA_INT, client * 4096L));
+                    assertArrayEquals(written.get(client), bytes(inbox.segment(), client * 4096L + 2048, 2048),
+                        "the WRITE before the SEND landed first");
+                    seen.add(client);
+                }
+                assertEquals(clients, seen.size(), "one receive per QP");
+                for (final ConnectedPair pair : pairs) {
+                    assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+                }
+                // and the other way: sends from every server QP complete on the shared CQ
+                for (int i = 0; i < clients; i++) {
+                    final ConnectedPair pair = pairs.get(i);
+                    final MemoryRegion sink = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+                    postReceive(pair.clientQp, sink, 0, 64, 0);
+                    final SendWorkRequest reply = new SendWorkRequest().wrId(2000 + i).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+                    reply.sgl().add(inbox, i * 4096L, 16);
+                    pair.serverQp.postSend(reply);
+                }
+                final List<Wc> sent = Completions.await(shared, clients, ConnectedPair.TIMEOUT);
+                assertEquals(clients, sent.stream().filter(wc -> wc.status() == WcStatus.SUCCESS && wc.opcode() == WcOpcode.SEND)
+                    .map(wc -> clientOfQp.get(wc.qpNum())).distinct().count());
+            } finally {
+                pairs.forEach(ConnectedPair::close);
+                hosts.forEach(Host::close);
+            }
         }
     }
 }
