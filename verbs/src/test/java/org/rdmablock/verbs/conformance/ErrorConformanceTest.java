@@ -253,11 +253,20 @@ class ErrorConformanceTest {
             assertEquals(List.of(100L, 101L, 102L), flushed.stream().map(Wc::wrId).toList());
             assertTrue(flushed.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERR));
 
-            final boolean flushesReceives = !fixture.has(ProviderFixture.RXE_NO_FLUSH_AFTER_ERR);
             postReceive(pair.serverQp, sink, 0, 64, 200);
             pair.serverQp.postSend(new SendWorkRequest().wrId(201).opcode(SendOpcode.SEND)); // unsignaled still completes
-            final List<Wc> late = Completions.await(pair.serverCq, flushesReceives ? 2 : 1, ConnectedPair.TIMEOUT);
-            assertEquals(flushesReceives ? List.of(200L, 201L) : List.of(201L), late.stream().map(Wc::wrId).sorted().toList());
+            if (fixture.has(ProviderFixture.RXE_NO_FLUSH_AFTER_ERR)) {
+                // the known bug, proven each run: the send flushes, the receive never does; a kernel that flushes it
+                // fails here, and the issue comes off the harness's list
+                final List<Wc> late = Completions.await(pair.serverCq, 1, ConnectedPair.TIMEOUT);
+                late.addAll(Completions.drain(pair.serverCq, java.time.Duration.ofMillis(500)));
+                assertEquals(List.of(201L), late.stream().map(Wc::wrId).toList(), ProviderFixture.RXE_NO_FLUSH_AFTER_ERR
+                    + " no longer reproduces (the late receive was flushed): remove it from the harness's known issues");
+                assertEquals(WcStatus.WR_FLUSH_ERR, late.getFirst().status());
+                return;
+            }
+            final List<Wc> late = Completions.await(pair.serverCq, 2, ConnectedPair.TIMEOUT);
+            assertEquals(List.of(200L, 201L), late.stream().map(Wc::wrId).sorted().toList());
             assertTrue(late.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERR));
         }
     }

@@ -109,6 +109,37 @@ class ResourceConformanceTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void declaredWindowErrorLeakStillStallsTheTeardown(final ProviderFixture fixture) throws Exception {
+        // the window error paths above are skipped where this bug is declared; this proves, each run, that it is there
+        assumeTrue(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK), "only where " + ProviderFixture.RXE_WINDOW_ERROR_LEAK + " is declared");
+        final ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC);
+        long teardown;
+        try {
+            final MemoryRegion region = pair.server.register(4096, ALL | AccessFlags.MW_BIND);
+            final MemoryWindow window = boundWindow(pair, region, 4096, AccessFlags.REMOTE_WRITE);
+            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.LOCAL_INV).invalidateRkey(window.rkey())
+                .flags(SendFlags.SIGNALED));
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                .remote(region.address(), window.rkey());
+            write.sgl().add(local, 0, 64);
+            pair.clientQp.postSend(write);
+            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status(), "the access itself is refused");
+        } finally {
+            final long start = System.nanoTime();
+            pair.close();
+            teardown = System.nanoTime() - start;
+        }
+        assertTrue(teardown >= WINDOW_LEAK_STALL_NANOS, ProviderFixture.RXE_WINDOW_ERROR_LEAK + " no longer reproduces: the teardown "
+            + "after a refused window access took " + teardown / 1_000_000 + " ms: remove it from the harness's known issues");
+    }
+
+    /** Teardown after a refused access through a window takes at least this long where the rxe leak is present. */
+    private static final long WINDOW_LEAK_STALL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
     /** A window over the first {@code length} bytes of {@code region}, bound through the server's QP. */
     private static MemoryWindow boundWindow(final ConnectedPair pair, final MemoryRegion region, final long length, final int rights) {
         final MemoryWindow window = pair.server.track(pair.server.pd.allocateMemoryWindow());
@@ -155,8 +186,13 @@ class ResourceConformanceTest {
                 .flags(SendFlags.SIGNALED));
             final Wc received = Completions.awaitOne(pair.serverCq);
             assertEquals(WcStatus.SUCCESS, received.status());
-            final int invalidateFlag = fixture.has(ProviderFixture.RXE_KERNEL_WC_FLAGS) ? 1 << 2 : WorkCompletions.FLAG_WITH_INV;
-            assertTrue((received.flags() & invalidateFlag) != 0, "flags " + received.flags());
+            if (fixture.has(ProviderFixture.RXE_KERNEL_WC_FLAGS)) {
+                // the known bug, proven each run: the kernel's IB_WC_WITH_INVALIDATE (bit 2) arrives unconverted
+                assertEquals(1 << 2, received.flags() & (1 << 2 | WorkCompletions.FLAG_WITH_INV), ProviderFixture.RXE_KERNEL_WC_FLAGS
+                    + " no longer reproduces (flags " + received.flags() + "): remove it from the harness's known issues");
+            } else {
+                assertTrue((received.flags() & WorkCompletions.FLAG_WITH_INV) != 0, "flags " + received.flags());
+            }
             assertEquals(window.rkey(), received.invalidatedRkey());
             assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
             assumeFalse(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK), "access through an invalidated window: " + ProviderFixture.RXE_WINDOW_ERROR_LEAK);
