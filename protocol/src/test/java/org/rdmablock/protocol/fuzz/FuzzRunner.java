@@ -124,6 +124,14 @@ public final class FuzzRunner {
 
         /** Reads the {@code rdmablock.fuzz.*} settings through {@code lookup} (null for an unset one). */
         static Config from(Function<String, String> lookup) {
+            return from(lookup, DEFAULT_ITERATIONS);
+        }
+
+        /**
+         * As {@link #from(Function)}, with {@code ciIterations} as the default iteration count outside the long
+         * mode: a property whose inputs cost more, or whose input space is small, sets its own CI share.
+         */
+        static Config from(Function<String, String> lookup, long ciIterations) {
             String iterations = lookup.apply(ITERATIONS);
             String seconds = lookup.apply(SECONDS);
             String seed = lookup.apply(SEED);
@@ -132,7 +140,7 @@ public final class FuzzRunner {
             boolean longMode = !blank(lookup.apply(LONG)) && parseBoolean(LONG, lookup.apply(LONG));
             // The long mode explores: many iterations, no time bound, a new seed each run (printed for replay).
             return new Config(
-                    blank(iterations) ? (longMode ? LONG_ITERATIONS : DEFAULT_ITERATIONS) : parseLong(ITERATIONS, iterations),
+                    blank(iterations) ? (longMode ? LONG_ITERATIONS : ciIterations) : parseLong(ITERATIONS, iterations),
                     seconds(blank(seconds) ? (longMode ? 0 : DEFAULT_SECONDS) : parseDouble(SECONDS, seconds)),
                     parseSeed(seed, longMode),
                     blank(only) ? null : parseLong(ITERATION, only),
@@ -265,10 +273,18 @@ public final class FuzzRunner {
 
     /** As {@link #forTest(TestInfo)}, naming the fuzz target (the decoder or engine the property drives). */
     public static FuzzRunner forTest(TestInfo test, String target) {
+        return forTest(test, target, DEFAULT_ITERATIONS);
+    }
+
+    /**
+     * As {@link #forTest(TestInfo, String)}, running {@code ciIterations} iterations by default (the CI run);
+     * {@value #ITERATIONS} and the long mode override it.
+     */
+    public static FuzzRunner forTest(TestInfo test, String target, long ciIterations) {
         String className = test.getTestClass().map(Class::getSimpleName).orElse("?");
         String method = test.getTestMethod().map(java.lang.reflect.Method::getName).orElse(test.getDisplayName());
         String selector = className + "#" + method;
-        return new FuzzRunner(selector, selector, Config.fromSystemProperties(), target);
+        return new FuzzRunner(selector, selector, Config.from(System::getProperty, ciIterations), target);
     }
 
     /** Executions of {@code target} by long-mode runs in this JVM so far. */

@@ -79,6 +79,12 @@ class FuzzRunnerTest {
 
         p.put(FuzzRunner.LONG, "false");
         assertFalse(FuzzRunner.Config.from(p::get).longMode());
+        // A property's own CI share applies only when neither the count nor the long mode is given.
+        assertEquals(1000, FuzzRunner.Config.from(p::get, 7).iterations());
+        p.remove(FuzzRunner.ITERATIONS);
+        assertEquals(7, FuzzRunner.Config.from(p::get, 7).iterations());
+        p.put(FuzzRunner.LONG, "true");
+        assertEquals(FuzzRunner.LONG_ITERATIONS, FuzzRunner.Config.from(p::get, 7).iterations());
         p.put(FuzzRunner.LONG, "yes please");
         assertThrows(IllegalArgumentException.class, () -> FuzzRunner.Config.from(p::get));
     }
