@@ -3,6 +3,7 @@ package org.rdmablock.protocol.fuzz;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.rdmablock.protocol.scsi.CdbDecoder;
+import org.rdmablock.protocol.scsi.CommandKind;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.ResidualKind;
@@ -107,7 +108,11 @@ class CdbFuzzTest {
     @Test
     void engineCompletesMutatedCdbs(TestInfo test) {
         FuzzRunner.forTest(test, "LogicalUnit", ENGINE_CI_ITERATIONS).run(
-                r -> new EngineInput(SEEDS.next(r), parameterData(r), Generators.intBetween(r, 0, 70_000), UnitShape.random(r)),
+                r -> {
+                    byte[] cdb = SEEDS.next(r);
+                    UnitShape unit = UnitShape.random(r);
+                    return new EngineInput(cdb, dataOutFor(r, cdb, unit), Generators.intBetween(r, 0, 70_000), unit);
+                },
                 EngineInput::shrink, input -> {
                     if (input.cdb().length > 0 && input.cdb().length <= ScsiCommand.MAX_CDB_LENGTH) {
                         execute(input);
@@ -130,6 +135,35 @@ class CdbFuzzTest {
                     () -> "error " + decoder.error());
             assertTrue(decoder.errorField() < Math.max(1, cdb.length), () -> "field pointer " + decoder.errorField());
         }
+    }
+
+    /**
+     * Half the time, data-out of the length the CDB asks for (a WRITE's blocks, WRITE SAME's one block, the
+     * parameter list of UNMAP or MODE SELECT, with {@link #parameterData}'s header on it), sometimes a byte
+     * short or long: random lengths rarely match a write's, which then stops at the length check and never
+     * reaches the backend. {@link #parameterData} otherwise.
+     */
+    private static byte[] dataOutFor(Random r, byte[] cdb, UnitShape unit) {
+        CdbDecoder d = new CdbDecoder();
+        if (r.nextBoolean() && cdb.length > 0 && cdb.length <= ScsiCommand.MAX_CDB_LENGTH
+                && d.decode(MemorySegment.ofArray(cdb), 0, cdb.length)) {
+            long needed = switch (d.kind()) {
+                case WRITE -> d.transferLength() * unit.blockSize();
+                case WRITE_SAME -> unit.blockSize();
+                case UNMAP, MODE_SELECT -> d.parameterListLength();
+                default -> -1;
+            };
+            long length = needed < 0 ? -1 : needed + new int[]{0, 0, 0, -1, 1}[r.nextInt(5)];
+            if (length >= 0 && length <= BUFFER) {
+                byte[] data = Generators.bytes(r, (int) length, (int) length);
+                if (d.kind() == CommandKind.UNMAP || d.kind() == CommandKind.MODE_SELECT) {
+                    byte[] head = parameterData(r);
+                    System.arraycopy(head, 0, data, 0, Math.min(head.length, data.length));
+                }
+                return data;
+            }
+        }
+        return parameterData(r);
     }
 
     /**
