@@ -8,8 +8,12 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -35,7 +39,11 @@ import java.util.stream.Stream;
  *   <li>{@value #SEED} — the run's seed: decimal, {@code 0x} hex, or {@code random} for a fresh one;</li>
  *   <li>{@value #ITERATION} — replay only this iteration of the run (with the seed printed on failure);</li>
  *   <li>{@value #HANG_SECONDS} — how long one iteration may run before it counts as a hang (default
- *       {@value #DEFAULT_HANG_SECONDS}).</li>
+ *       {@value #DEFAULT_HANG_SECONDS});</li>
+ *   <li>{@value #LONG} — {@code true} for the long mode: by default {@value #LONG_ITERATIONS} iterations
+ *       per property, no time bound and a fresh random seed; the run goes on past failures, counting
+ *       escapes (exceptions, out-of-bounds accesses among them) and property failures, prints its seed,
+ *       executions and findings, and fails at the end if there were any.</li>
  * </ul>
  */
 public final class FuzzRunner {
@@ -44,10 +52,20 @@ public final class FuzzRunner {
     public static final String SEED = "rdmablock.fuzz.seed";
     public static final String ITERATION = "rdmablock.fuzz.iteration";
     public static final String HANG_SECONDS = "rdmablock.fuzz.hangSeconds";
+    public static final String LONG = "rdmablock.fuzz.long";
 
     public static final long DEFAULT_ITERATIONS = 50_000;
     public static final double DEFAULT_SECONDS = 1.0;
     public static final double DEFAULT_HANG_SECONDS = 10.0;
+    /** Iterations per property in the long mode unless {@value #ITERATIONS} says otherwise. */
+    public static final long LONG_ITERATIONS = 10_000_000;
+
+    /** In the long mode, the first failure of this many distinct kinds is kept (and shrunk) for the report. */
+    private static final int KEPT_FAILURE_KINDS = 10;
+    /** In the long mode, a progress line this often, so a run of many minutes shows it is alive. */
+    private static final long PROGRESS_NANOS = Duration.ofSeconds(60).toNanos();
+    /** Executions per fuzz target (a decoder, the engine) in this JVM, for the long mode's totals. */
+    private static final Map<String, LongAdder> TARGET_TOTALS = new ConcurrentHashMap<>();
 
     /** Shrinking stops after this many property evaluations or this much time, whichever comes first. */
     private static final int SHRINK_ATTEMPTS = 5000;
@@ -79,8 +97,10 @@ public final class FuzzRunner {
      * @param seed         the run's seed, or {@code null} to derive it from the property's name
      * @param onlyIteration replay only this iteration, or {@code null}
      * @param hangTimeout  one iteration running longer than this is a failure
+     * @param longMode     go on past failures, count them by kind and fail at the end (see {@value #LONG})
      */
-    public record Config(long iterations, Duration timeBudget, Long seed, Long onlyIteration, Duration hangTimeout) {
+    public record Config(long iterations, Duration timeBudget, Long seed, Long onlyIteration, Duration hangTimeout,
+                         boolean longMode) {
         public Config {
             if (iterations < 0) {
                 throw new IllegalArgumentException("iterations " + iterations);
@@ -93,43 +113,63 @@ public final class FuzzRunner {
             }
         }
 
+        /** A configuration in the default (CI) mode: stop at the first failure. */
+        public Config(long iterations, Duration timeBudget, Long seed, Long onlyIteration, Duration hangTimeout) {
+            this(iterations, timeBudget, seed, onlyIteration, hangTimeout, false);
+        }
+
         public static Config fromSystemProperties() {
             return from(System::getProperty);
         }
 
         /** Reads the {@code rdmablock.fuzz.*} settings through {@code lookup} (null for an unset one). */
         static Config from(Function<String, String> lookup) {
+            return from(lookup, DEFAULT_ITERATIONS);
+        }
+
+        /**
+         * As {@link #from(Function)}, with {@code ciIterations} as the default iteration count outside the long
+         * mode: a property whose inputs cost more, or whose input space is small, sets its own CI share.
+         */
+        static Config from(Function<String, String> lookup, long ciIterations) {
             String iterations = lookup.apply(ITERATIONS);
             String seconds = lookup.apply(SECONDS);
             String seed = lookup.apply(SEED);
             String only = lookup.apply(ITERATION);
             String hang = lookup.apply(HANG_SECONDS);
+            boolean longMode = !blank(lookup.apply(LONG)) && parseBoolean(LONG, lookup.apply(LONG));
+            // The long mode explores: many iterations, no time bound, a new seed each run (printed for replay).
             return new Config(
-                    blank(iterations) ? DEFAULT_ITERATIONS : parseLong(ITERATIONS, iterations),
-                    seconds(blank(seconds) ? DEFAULT_SECONDS : parseDouble(SECONDS, seconds)),
-                    blank(seed) ? null : seed.strip().equalsIgnoreCase("random") ? new SecureRandom().nextLong() : parseLong(SEED, seed),
+                    blank(iterations) ? (longMode ? LONG_ITERATIONS : ciIterations) : parseLong(ITERATIONS, iterations),
+                    seconds(blank(seconds) ? (longMode ? 0 : DEFAULT_SECONDS) : parseDouble(SECONDS, seconds)),
+                    parseSeed(seed, longMode),
                     blank(only) ? null : parseLong(ITERATION, only),
-                    seconds(blank(hang) ? DEFAULT_HANG_SECONDS : parseDouble(HANG_SECONDS, hang)));
+                    seconds(blank(hang) ? DEFAULT_HANG_SECONDS : parseDouble(HANG_SECONDS, hang)),
+                    longMode);
         }
 
         public Config withIterations(long n) {
-            return new Config(n, timeBudget, seed, onlyIteration, hangTimeout);
+            return new Config(n, timeBudget, seed, onlyIteration, hangTimeout, longMode);
         }
 
         public Config withTimeBudget(Duration budget) {
-            return new Config(iterations, budget, seed, onlyIteration, hangTimeout);
+            return new Config(iterations, budget, seed, onlyIteration, hangTimeout, longMode);
         }
 
         public Config withSeed(long s) {
-            return new Config(iterations, timeBudget, s, onlyIteration, hangTimeout);
+            return new Config(iterations, timeBudget, s, onlyIteration, hangTimeout, longMode);
         }
 
         public Config withOnlyIteration(long i) {
-            return new Config(iterations, timeBudget, seed, i, hangTimeout);
+            return new Config(iterations, timeBudget, seed, i, hangTimeout, longMode);
         }
 
         public Config withHangTimeout(Duration timeout) {
-            return new Config(iterations, timeBudget, seed, onlyIteration, timeout);
+            return new Config(iterations, timeBudget, seed, onlyIteration, timeout, longMode);
+        }
+
+        public Config withLongMode(boolean on) {
+            return new Config(iterations, timeBudget, seed, onlyIteration, hangTimeout, on);
         }
 
         private static boolean blank(String s) {
@@ -147,6 +187,22 @@ public final class FuzzRunner {
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("-D" + name + "=" + value + " is not a number", e);
             }
+        }
+
+        /** The configured seed; null (derive it from the test's name) unless given, or a random one for the long mode. */
+        private static Long parseSeed(String seed, boolean longMode) {
+            if (blank(seed)) {
+                return longMode ? new SecureRandom().nextLong() : null;
+            }
+            return seed.strip().equalsIgnoreCase("random") ? new SecureRandom().nextLong() : parseLong(SEED, seed);
+        }
+
+        private static boolean parseBoolean(String name, String value) {
+            return switch (value.strip().toLowerCase(java.util.Locale.ROOT)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new IllegalArgumentException("-D" + name + "=" + value + " is not true or false");
+            };
         }
 
         private static double parseDouble(String name, String value) {
@@ -167,9 +223,31 @@ public final class FuzzRunner {
         }
     }
 
+    /**
+     * The long mode's tally. An escape is a throwable other than an assertion leaving the property: the
+     * code under test threw, and an {@link IndexOutOfBoundsException} means it read or wrote outside the
+     * bytes it was given. A property failure is an assertion of the property that did not hold.
+     */
+    public record Findings(long executions, long outOfBounds, long otherExceptions, long propertyFailures) {
+        public long escapes() {
+            return outOfBounds + otherExceptions;
+        }
+
+        public long total() {
+            return escapes() + propertyFailures;
+        }
+
+        @Override
+        public String toString() {
+            return String.format("%d escapes (%d out-of-bounds accesses, %d other exceptions), %d property failures",
+                    escapes(), outOfBounds, otherExceptions, propertyFailures);
+        }
+    }
+
     private final String name;
     private final String testSelector;
     private final Config config;
+    private final String target;
 
     /**
      * @param name         names the property in reports; the default seed is derived from it
@@ -177,17 +255,42 @@ public final class FuzzRunner {
      *                     (null for none)
      */
     public FuzzRunner(String name, String testSelector, Config config) {
+        this(name, testSelector, config, null);
+    }
+
+    /** As above; {@code target} names the code under test, whose executions the long mode totals (null for none). */
+    public FuzzRunner(String name, String testSelector, Config config, String target) {
         this.name = name;
         this.testSelector = testSelector;
         this.config = config;
+        this.target = target;
     }
 
     /** A runner for the current test method, configured by the {@code rdmablock.fuzz.*} system properties. */
     public static FuzzRunner forTest(TestInfo test) {
+        return forTest(test, null);
+    }
+
+    /** As {@link #forTest(TestInfo)}, naming the fuzz target (the decoder or engine the property drives). */
+    public static FuzzRunner forTest(TestInfo test, String target) {
+        return forTest(test, target, DEFAULT_ITERATIONS);
+    }
+
+    /**
+     * As {@link #forTest(TestInfo, String)}, running {@code ciIterations} iterations by default (the CI run);
+     * {@value #ITERATIONS} and the long mode override it.
+     */
+    public static FuzzRunner forTest(TestInfo test, String target, long ciIterations) {
         String className = test.getTestClass().map(Class::getSimpleName).orElse("?");
         String method = test.getTestMethod().map(java.lang.reflect.Method::getName).orElse(test.getDisplayName());
         String selector = className + "#" + method;
-        return new FuzzRunner(selector, selector, Config.fromSystemProperties());
+        return new FuzzRunner(selector, selector, Config.from(System::getProperty, ciIterations), target);
+    }
+
+    /** Executions of {@code target} by long-mode runs in this JVM so far. */
+    public static long targetTotal(String target) {
+        LongAdder total = TARGET_TOTALS.get(target);
+        return total == null ? 0 : total.sum();
     }
 
     public Config config() {
@@ -231,9 +334,15 @@ public final class FuzzRunner {
         long start = System.nanoTime();
         worker.start();
         long hangNanos = config.hangTimeout().toNanos();
+        long nextProgress = start + PROGRESS_NANOS;
         try {
             while (worker.isAlive()) {
                 worker.join(Duration.ofMillis(20));
+                if (loop.keepGoing && System.nanoTime() > nextProgress) {
+                    nextProgress += PROGRESS_NANOS;
+                    System.out.printf("fuzz long %s: %d executions, %d failures so far (seed %s)%n", name, loop.iteration,
+                            loop.failuresSoFar, hex(seed));
+                }
                 long began = loop.iterationStart;
                 if (worker.isAlive() && began != 0 && System.nanoTime() - began > hangNanos) {
                     long iteration = loop.iteration;
@@ -251,6 +360,9 @@ public final class FuzzRunner {
             throw new AssertionError("interrupted while fuzzing " + name, e);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        if (loop.keepGoing) {
+            return longModeResult(seed, loop, elapsed, shrinker, property);
+        }
         if (loop.failure != null) {
             T input = loop.failingInput;
             Shrunk<T> shrunk = shrinker == null ? null : shrink(input, loop.failure, shrinker, property);
@@ -260,6 +372,37 @@ public final class FuzzRunner {
         Report report = new Report(name, seed, loop.done, elapsed, loop.stoppedByTime);
         System.out.println(report);
         return report;
+    }
+
+    /** Prints the long mode's summary; throws, listing each kind of failure with its replay command, if any. */
+    private <T> Report longModeResult(long seed, Loop<T> loop, Duration elapsed, Shrinker<T> shrinker, Property<T> property) {
+        Findings findings = new Findings(loop.done, loop.outOfBounds, loop.otherExceptions, loop.propertyFailures);
+        String totals = "";
+        if (target != null) {
+            TARGET_TOTALS.computeIfAbsent(target, t -> new LongAdder()).add(loop.done);
+            totals = String.format("; %s: %d executions so far in this run", target, targetTotal(target));
+        }
+        double seconds = elapsed.toNanos() / 1e9;
+        String summary = String.format("fuzz long %s%s: %d executions in %.1f s (%.0f/s)%s, seed %s: %s%s", name,
+                target == null ? "" : " [" + target + "]", loop.done, seconds, loop.done / Math.max(seconds, 1e-9),
+                loop.stoppedByTime ? " (time budget reached)" : "", hex(seed), findings, totals);
+        System.out.println(summary);
+        if (findings.total() == 0) {
+            return new Report(name, seed, loop.done, elapsed, loop.stoppedByTime);
+        }
+        StringBuilder m = new StringBuilder(summary).append('\n');
+        int n = 0;
+        for (FailureKind<T> kind : loop.failureKinds.values()) {
+            Shrunk<T> shrunk = shrinker == null ? null : shrink(kind.input, kind.cause, shrinker, property);
+            m.append(String.format("  [%d] %d x %s, first at iteration %d%n", ++n, kind.count, kind.signature, kind.iteration));
+            m.append(failure(seed, kind.iteration, kind.input, shrunk == null ? null : shrunk.input, shrunk == null ? 0 : shrunk.steps,
+                    shrunk == null ? kind.cause : shrunk.failure).getMessage().indent(6));
+        }
+        if (loop.unkeptFailures > 0) {
+            m.append("  and ").append(loop.unkeptFailures).append(" failures of further kinds (only the first ")
+                    .append(KEPT_FAILURE_KINDS).append(" kinds are kept)\n");
+        }
+        throw new AssertionError(m.toString(), loop.failureKinds.values().iterator().next().cause);
     }
 
     /** The generate-and-check loop, on the worker thread. */
@@ -277,12 +420,41 @@ public final class FuzzRunner {
         long failingIteration = -1;
         T failingInput;
         Throwable failure;
+        /** Long mode (not when replaying one iteration): record failures and go on. */
+        final boolean keepGoing;
+        final Map<String, FailureKind<T>> failureKinds = new LinkedHashMap<>();
+        long outOfBounds;
+        long otherExceptions;
+        long propertyFailures;
+        long unkeptFailures;
+        volatile long failuresSoFar;
 
         Loop(Generator<T> generator, Property<T> property, long seed, Config config) {
             this.generator = generator;
             this.property = property;
             this.seed = seed;
             this.config = config;
+            this.keepGoing = config.longMode() && config.onlyIteration() == null;
+        }
+
+        private void record(long iteration, T input, Throwable t) {
+            if (t instanceof AssertionError) {
+                propertyFailures++;
+            } else if (t instanceof IndexOutOfBoundsException) {
+                outOfBounds++;
+            } else {
+                otherExceptions++;
+            }
+            failuresSoFar++;
+            String signature = signature(t);
+            FailureKind<T> kind = failureKinds.get(signature);
+            if (kind != null) {
+                kind.count++;
+            } else if (failureKinds.size() < KEPT_FAILURE_KINDS) {
+                failureKinds.put(signature, new FailureKind<>(signature, iteration, input, t));
+            } else {
+                unkeptFailures++;
+            }
         }
 
         @Override
@@ -303,6 +475,11 @@ public final class FuzzRunner {
                     input = generator.next(randomFor(seed, i));
                     property.check(input);
                 } catch (Throwable t) {
+                    if (keepGoing) {
+                        record(i, input, t);
+                        done++;
+                        continue;
+                    }
                     failingIteration = i;
                     failingInput = input;
                     failure = t;
@@ -313,6 +490,40 @@ public final class FuzzRunner {
                 done++;
             }
         }
+    }
+
+    /** The first failure of one kind (throwable class and where it was thrown) and how often the kind occurred. */
+    private static final class FailureKind<T> {
+        final String signature;
+        final long iteration;
+        final T input;
+        final Throwable cause;
+        long count = 1;
+
+        FailureKind(String signature, long iteration, T input, Throwable cause) {
+            this.signature = signature;
+            this.iteration = iteration;
+            this.input = input;
+            this.cause = cause;
+        }
+    }
+
+    /**
+     * The throwable's class and its first two frames in this project's code: where it was thrown or asserted,
+     * and the caller, which tells apart two bugs that fail in the same accessor.
+     */
+    static String signature(Throwable t) {
+        StringBuilder b = new StringBuilder(t.getClass().getName());
+        int frames = 0;
+        for (StackTraceElement frame : t.getStackTrace()) {
+            if (frame.getClassName().startsWith("org.rdmablock.") && !frame.getClassName().startsWith(FuzzRunner.class.getName())) {
+                b.append(frames == 0 ? " at " : " < ").append(frame);
+                if (++frames == 2) {
+                    break;
+                }
+            }
+        }
+        return b.toString();
     }
 
     private record Shrunk<T>(T input, int steps, Throwable failure) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -56,6 +57,88 @@ class FuzzRunnerTest {
         assertTrue(FuzzRunner.Config.from(p::get).seed() != null);
         p.put(FuzzRunner.SEED, "nonsense");
         assertThrows(IllegalArgumentException.class, () -> FuzzRunner.Config.from(p::get));
+    }
+
+    @Test
+    void longModeDefaultsAndOverrides() {
+        Map<String, String> p = new HashMap<>();
+        p.put(FuzzRunner.LONG, "true");
+        FuzzRunner.Config c = FuzzRunner.Config.from(p::get);
+        assertTrue(c.longMode());
+        assertEquals(10_000_000, c.iterations());
+        assertEquals(Duration.ZERO, c.timeBudget(), "no time bound");
+        assertTrue(c.seed() != null, "a fresh seed, printed for replay");
+
+        p.put(FuzzRunner.ITERATIONS, "1000");
+        p.put(FuzzRunner.SECONDS, "30");
+        p.put(FuzzRunner.SEED, "5");
+        c = FuzzRunner.Config.from(p::get);
+        assertEquals(1000, c.iterations());
+        assertEquals(Duration.ofSeconds(30), c.timeBudget());
+        assertEquals(5L, c.seed());
+
+        p.put(FuzzRunner.LONG, "false");
+        assertFalse(FuzzRunner.Config.from(p::get).longMode());
+        // A property's own CI share applies only when neither the count nor the long mode is given.
+        assertEquals(1000, FuzzRunner.Config.from(p::get, 7).iterations());
+        p.remove(FuzzRunner.ITERATIONS);
+        assertEquals(7, FuzzRunner.Config.from(p::get, 7).iterations());
+        p.put(FuzzRunner.LONG, "true");
+        assertEquals(FuzzRunner.LONG_ITERATIONS, FuzzRunner.Config.from(p::get, 7).iterations());
+        p.put(FuzzRunner.LONG, "yes please");
+        assertThrows(IllegalArgumentException.class, () -> FuzzRunner.Config.from(p::get));
+    }
+
+    @Test
+    void longModeGoesOnPastFailuresCountsThemByKindAndFailsAtTheEnd() {
+        // Three planted failures keyed on the first byte: an out-of-bounds access, another exception, an assertion.
+        AtomicInteger calls = new AtomicInteger();
+        int[] planted = new int[3];
+        FuzzRunner.Property<byte[]> property = b -> {
+            calls.incrementAndGet();
+            int first = b.length > 0 ? b[0] & 0xFF : -1;
+            if (first == 0x42) {
+                planted[0]++;
+                throw new IndexOutOfBoundsException("planted read past the end");
+            } else if (first == 0x43) {
+                planted[1]++;
+                throw new IllegalStateException("planted exception");
+            } else if (first == 0x44) {
+                planted[2]++;
+                throw new AssertionError("planted property failure");
+            }
+        };
+        FuzzRunner.Config config = CONFIG.withIterations(20_000).withSeed(0x77).withLongMode(true);
+        FuzzRunner runner = new FuzzRunner("FuzzRunnerTest#harness", "FuzzRunnerTest#harness", config, "planted");
+        AssertionError error = assertThrows(AssertionError.class, () -> runner.run(r -> Generators.bytes(r, 8), property));
+        String m = error.getMessage();
+
+        assertEquals(20_000, calls.get(), "every iteration ran, failures did not stop the run");
+        assertTrue(planted[0] > 0 && planted[1] > 0 && planted[2] > 0, Arrays.toString(planted));
+        assertTrue(m.contains("20000 executions"), m);
+        assertTrue(m.contains("seed 0x0000000000000077"), m);
+        assertTrue(m.contains(String.format("%d escapes (%d out-of-bounds accesses, %d other exceptions), %d property failures",
+                planted[0] + planted[1], planted[0], planted[1], planted[2])), m);
+        assertTrue(m.contains(planted[0] + " x java.lang.IndexOutOfBoundsException"), m);
+        assertTrue(m.contains(planted[2] + " x java.lang.AssertionError"), m);
+
+        // The report's first out-of-bounds iteration replays alone to the same failure.
+        String line = m.lines().filter(l -> l.contains("x java.lang.IndexOutOfBoundsException")).findFirst().orElseThrow();
+        long iteration = Long.parseLong(line.replaceAll(".*first at iteration (\\d+).*", "$1"));
+        assertTrue(m.contains("-Drdmablock.fuzz.iteration=" + iteration), m);
+        AssertionError replay = assertThrows(AssertionError.class,
+                () -> runner(config.withOnlyIteration(iteration)).run(r -> Generators.bytes(r, 8), property));
+        assertInstanceOf(IndexOutOfBoundsException.class, replay.getCause());
+    }
+
+    @Test
+    void longModeTotalsExecutionsPerTarget() {
+        long before = FuzzRunner.targetTotal("harness target");
+        FuzzRunner.Config config = CONFIG.withIterations(300).withLongMode(true);
+        FuzzRunner.Report report = new FuzzRunner("FuzzRunnerTest#harness", null, config, "harness target")
+                .run(r -> r.nextInt(), x -> { });
+        assertEquals(300, report.iterations());
+        assertEquals(before + 300, FuzzRunner.targetTotal("harness target"));
     }
 
     @Test

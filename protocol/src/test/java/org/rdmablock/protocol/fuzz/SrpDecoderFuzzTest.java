@@ -39,7 +39,7 @@ class SrpDecoderFuzzTest {
 
     @Test
     void randomBytes(TestInfo test) {
-        FuzzRunner.forTest(test).run(
+        FuzzRunner.forTest(test, "SrpIuDecoder").run(
                 r -> new Input(Generators.bytes(r, 600), Generators.intBetween(r, 0, 300), Generators.intBetween(r, 0, 64)),
                 Input::shrink, SrpDecoderFuzzTest::check);
     }
@@ -47,7 +47,7 @@ class SrpDecoderFuzzTest {
     @Test
     void mutatedSeeds(TestInfo test) {
         // Half the inputs use the offset the seeds were written for, so immediate-data CMDs get past it.
-        FuzzRunner.forTest(test).run(
+        FuzzRunner.forTest(test, "SrpIuDecoder").run(
                 r -> new Input(SEEDS.next(r), r.nextBoolean() ? SeedCorpusWriter.IMMEDIATE_DATA_OFFSET : Generators.intBetween(r, 0, 100),
                         Generators.intBetween(r, 0, 8)),
                 Input::shrink, SrpDecoderFuzzTest::check);
