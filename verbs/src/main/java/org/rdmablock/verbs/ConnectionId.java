@@ -62,10 +62,19 @@ public interface ConnectionId extends AutoCloseable {
 
     /**
      * Sets a handler run once when the connection ends, by either side or because the peer vanished
-     * ({@code RDMA_CM_EVENT_DISCONNECTED}). Runs on a provider thread; must not block. If the connection has
-     * already ended, runs at once.
+     * ({@code RDMA_CM_EVENT_DISCONNECTED}, {@code RDMA_CM_EVENT_DEVICE_REMOVAL}); {@link #disconnectReason()} says
+     * why when it runs. Runs on a provider thread; must not block. If the connection has already ended, runs at
+     * once.
      */
     void onDisconnect(Consumer<ConnectionId> handler);
+
+    /**
+     * Why the connection ended, or null while it has not: {@link DisconnectReason#LOCAL_DISCONNECT} after
+     * {@link #disconnect()} or {@link #close()} here, {@link DisconnectReason#PEER_DISCONNECTED} when the peer
+     * did so, {@link DisconnectReason#DEVICE_REMOVED} when the device went away. Set before the
+     * {@link #onDisconnect} handlers run and before {@link #awaitDisconnect} returns true.
+     */
+    DisconnectReason disconnectReason();
 
     /** Waits until the connection has ended; true if it has, false if {@code timeout} passed first. */
     boolean awaitDisconnect(Duration timeout) throws InterruptedException;

@@ -13,6 +13,7 @@ import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
 import org.rdmablock.verbs.DeviceContext;
+import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
@@ -38,6 +39,8 @@ final class IbvConnectionId implements ConnectionId {
     private volatile State state;
     private volatile byte[] peerPrivateData;
     private volatile IbvQueuePair qp;
+    /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
+    private volatile boolean localDisconnect;
     private boolean closed;
 
     IbvConnectionId(final IbvConnectionManager manager, final MemorySegment id, final IbvConnectionManager.Event request) {
@@ -91,9 +94,25 @@ final class IbvConnectionId implements ConnectionId {
     /** Dispatcher thread. */
     void onEvent(final IbvConnectionManager.Event event) {
         switch (event.type()) {
-            case IbvConnectionManager.DISCONNECTED, IbvConnectionManager.DEVICE_REMOVAL -> ended();
+            case IbvConnectionManager.DISCONNECTED -> ended(disconnectCause(event.status()));
+            case IbvConnectionManager.DEVICE_REMOVAL -> ended(DisconnectReason.DEVICE_REMOVED);
             default -> events.add(event);
         }
+    }
+
+    /**
+     * The reason of a DISCONNECTED event: ours when this side asked; else its status, which is -ECONNRESET for an
+     * abortive close (iWARP) and -ETIMEDOUT for a DREQ the peer never answered (IB CM); 0 for an orderly close.
+     */
+    private DisconnectReason disconnectCause(final int status) {
+        if (localDisconnect) {
+            return DisconnectReason.LOCAL_DISCONNECT;
+        }
+        return switch (-status) {
+            case VerbsException.ECONNRESET -> DisconnectReason.CONNECTION_LOST;
+            case VerbsException.ETIMEDOUT -> DisconnectReason.TRANSPORT_TIMEOUT;
+            default -> DisconnectReason.PEER_DISCONNECTED;
+        };
     }
 
     @Override
@@ -194,13 +213,21 @@ final class IbvConnectionId implements ConnectionId {
     @Override
     public void disconnect() {
         if (state == State.CONNECTED) {
+            localDisconnect = true;
             Rdma.rdma_disconnect(id); // moves the QP to ERR; DISCONNECTED follows on both sides
         }
     }
 
-    /** The connection ended (either side, or the device went away). */
-    private void ended() {
-        disconnected.fire(this, () -> {
+    /**
+     * The connection ended (either side, or the device went away). Dispatcher thread; synchronized with close()
+     * so that the id is not destroyed under the rdma_disconnect below (its event is already acknowledged, so
+     * rdma_destroy_id would not wait for it).
+     */
+    private synchronized void ended(final DisconnectReason why) {
+        if (closed) {
+            return; // close() has fired the signal and destroyed the id
+        }
+        disconnected.fire(this, why, () -> {
             final boolean wasConnected = state == State.CONNECTED;
             state = State.DISCONNECTED;
             if (wasConnected) {
@@ -212,6 +239,11 @@ final class IbvConnectionId implements ConnectionId {
     @Override
     public void onDisconnect(final Consumer<ConnectionId> handler) {
         disconnected.onDisconnect(this, handler);
+    }
+
+    @Override
+    public DisconnectReason disconnectReason() {
+        return disconnected.reason();
     }
 
     @Override
@@ -235,6 +267,7 @@ final class IbvConnectionId implements ConnectionId {
             return;
         }
         closed = true;
+        localDisconnect = true;
         if (state == State.REQUESTED) {
             reject(new byte[0]);
         }
@@ -246,7 +279,7 @@ final class IbvConnectionId implements ConnectionId {
         manager.unregister(this);
         Rdma.rdma_destroy_id(id);
         if (state != State.REJECTED) {
-            disconnected.fire(this, () -> state = State.DISCONNECTED);
+            disconnected.fire(this, DisconnectReason.LOCAL_DISCONNECT, () -> state = State.DISCONNECTED);
         }
     }
 

@@ -11,6 +11,7 @@ import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
 import org.rdmablock.verbs.DeviceContext;
+import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
@@ -30,6 +31,8 @@ final class SoftConnectionId implements ConnectionId {
     private volatile SoftConnectedQueuePair qp;
     private volatile byte[] peerPrivateData = new byte[0];
     private volatile InetSocketAddress local;
+    /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
+    private volatile boolean localDisconnect;
     private MpaNegotiation.Frame request;
 
     /** Active side, after resolution. */
@@ -180,18 +183,32 @@ final class SoftConnectionId implements ConnectionId {
     public void disconnect() {
         final SoftConnectedQueuePair current = qp;
         if (current != null && state == State.CONNECTED) {
+            localDisconnect = true;
             current.disconnect();
         }
     }
 
-    /** The QP's connection closed, by either side. */
+    /**
+     * The QP's connection closed. The QP does not say why, so the cause is inferred: this side asked, or the
+     * device is going away, else the peer closed (an orderly close and a reset are not told apart yet).
+     */
     private void ended() {
-        disconnected.fire(this, () -> state = State.DISCONNECTED);
+        ended(localDisconnect ? DisconnectReason.LOCAL_DISCONNECT
+            : context.device().removed() ? DisconnectReason.DEVICE_REMOVED : DisconnectReason.PEER_DISCONNECTED);
+    }
+
+    private void ended(final DisconnectReason why) {
+        disconnected.fire(this, why, () -> state = State.DISCONNECTED);
     }
 
     @Override
     public void onDisconnect(final Consumer<ConnectionId> handler) {
         disconnected.onDisconnect(this, handler);
+    }
+
+    @Override
+    public DisconnectReason disconnectReason() {
+        return disconnected.reason();
     }
 
     @Override
@@ -211,6 +228,7 @@ final class SoftConnectionId implements ConnectionId {
 
     @Override
     public void close() {
+        localDisconnect = true;
         if (state == State.REQUESTED) {
             reject(new byte[0]);
         }

@@ -49,6 +49,8 @@ final class SoftDevice implements RdmaDevice {
     private final AtomicInteger nextAgent = new AtomicInteger();
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[256];
     private volatile PortAttributes.State portState = PortAttributes.State.ACTIVE;
+    /** Set when the device starts going away, so that the connections it drops report DEVICE_REMOVED. */
+    private volatile boolean removed;
     private DatagramEndpoint datagramEndpoint;
     private SoftContext context;
     private int openCount;
@@ -203,7 +205,13 @@ final class SoftDevice implements RdmaDevice {
         context().raise(event);
     }
 
+    /** Whether the device is going away or gone (its provider closed). */
+    boolean removed() {
+        return removed;
+    }
+
     void close() {
+        removed = true;
         for (final SoftQueuePair qp : queuePairs) {
             if (qp instanceof SoftConnectedQueuePair connected) {
                 connected.abort();

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.DisconnectReason;
 
 /**
  * The end of a connection as a provider's {@link ConnectionId} reports it: fires once, runs the handlers
@@ -20,18 +21,21 @@ public final class DisconnectSignal {
     private final CountDownLatch ended = new CountDownLatch(1);
     private final List<Consumer<ConnectionId>> handlers = new ArrayList<>();
     private boolean fired;
+    private volatile DisconnectReason reason;
 
     /**
-     * Fires the signal for {@code id}: runs {@code whileFiring} (under the signal's lock, so that it runs once
-     * and before any handler), then the handlers. Returns false when it had already fired.
+     * Fires the signal for {@code id} with {@code why}: records the reason and runs {@code whileFiring} (under the
+     * signal's lock, so that it runs once and before any handler, which may read {@link #reason()}), then the
+     * handlers. Returns false when it had already fired (the first reason stays).
      */
-    public boolean fire(final ConnectionId id, final Runnable whileFiring) {
+    public boolean fire(final ConnectionId id, final DisconnectReason why, final Runnable whileFiring) {
         final List<Consumer<ConnectionId>> toRun;
         synchronized (handlers) {
             if (fired) {
                 return false;
             }
             fired = true;
+            reason = java.util.Objects.requireNonNull(why, "why");
             whileFiring.run();
             toRun = List.copyOf(handlers);
             handlers.clear();
@@ -56,6 +60,11 @@ public final class DisconnectSignal {
             }
         }
         handler.accept(id);
+    }
+
+    /** Why the connection ended, or null while it has not (see {@link ConnectionId#disconnectReason()}). */
+    public DisconnectReason reason() {
+        return reason;
     }
 
     /** Waits until the signal fires; false if {@code timeout} passed first. */

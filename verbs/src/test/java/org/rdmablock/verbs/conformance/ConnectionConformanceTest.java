@@ -1,6 +1,7 @@
 package org.rdmablock.verbs.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.ALL;
@@ -11,7 +12,6 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Timeout;
@@ -22,6 +22,7 @@ import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionListener;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
+import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
@@ -87,11 +88,14 @@ class ConnectionConformanceTest {
             final MemoryRegion serverSink = pair.server.register(4096, AccessFlags.LOCAL_WRITE);
             postReceive(pair.clientQp, clientSink, 0, 64, 1);
             postReceive(pair.serverQp, serverSink, 0, 64, 2);
-            final CountDownLatch serverSaw = new CountDownLatch(1);
-            pair.serverId.onDisconnect(id -> serverSaw.countDown());
+            final CompletableFuture<DisconnectReason> serverSaw = new CompletableFuture<>();
+            pair.serverId.onDisconnect(id -> serverSaw.complete(id.disconnectReason()));
+            assertNull(pair.clientId.disconnectReason(), "a connection that has not ended has no reason");
             pair.clientId.disconnect();
             assertTrue(pair.clientId.awaitDisconnect(ConnectedPair.TIMEOUT));
-            assertTrue(serverSaw.await(10, TimeUnit.SECONDS));
+            assertEquals(DisconnectReason.LOCAL_DISCONNECT, pair.clientId.disconnectReason());
+            assertEquals(DisconnectReason.PEER_DISCONNECTED, serverSaw.get(10, TimeUnit.SECONDS), "reason seen by the handler");
+            assertEquals(DisconnectReason.PEER_DISCONNECTED, pair.serverId.disconnectReason());
             assertEquals(ConnectionId.State.DISCONNECTED, pair.serverId.state());
             assertEquals(WcStatus.WR_FLUSH_ERR, Completions.awaitOne(pair.clientCq).status());
             assertEquals(WcStatus.WR_FLUSH_ERR, Completions.awaitOne(pair.serverCq).status());
@@ -119,6 +123,9 @@ class ConnectionConformanceTest {
             assertTrue(done.stream().anyMatch(wc -> wc.status() != WcStatus.SUCCESS), "outstanding work must fail: " + done);
             done.stream().filter(wc -> wc.wrId() <= 2).forEach(wc -> assertEquals(WcStatus.WR_FLUSH_ERR, wc.status()));
             assertTrue(pair.clientId.awaitDisconnect(ConnectedPair.TIMEOUT));
+            // the soft provider cannot tell a reset from an orderly close; rdma_cm reports a DREQ from the peer's kernel
+            assertTrue(List.of(DisconnectReason.PEER_DISCONNECTED, DisconnectReason.CONNECTION_LOST).contains(pair.clientId.disconnectReason()),
+                "reason " + pair.clientId.disconnectReason());
             assertEquals(QueuePairState.ERR, pair.clientQp.state());
         } finally {
             pair.clientId.close();

@@ -17,6 +17,7 @@ import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.postRe
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Timeout;
@@ -28,6 +29,7 @@ import org.rdmablock.verbs.AddressHandleAttributes;
 import org.rdmablock.verbs.AsyncEvent;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.Gid;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.MemoryWindow;
@@ -289,13 +291,25 @@ class ResourceConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
-    void deviceThatGoesAwayRaisesDeviceFatal(final ProviderFixture fixture) throws Exception {
+    void deviceThatGoesAwayRaisesDeviceFatalAndEndsItsConnectionsAsRemoved(final ProviderFixture fixture) throws Exception {
         assumeTrue(fixture.name().equals("soft"), "only a soft device can be removed by the test");
-        final Host host = new Host(fixture);
-        host.provider.close(); // the soft device goes away with its provider
-        // events are delivered on the device's event thread, so the event may follow close() by a moment;
-        // awaitEvent fails the test when none comes
-        host.awaitEvent(AsyncEvent.Type.DEVICE_FATAL, Duration.ofSeconds(10));
+        final ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC);
+        try {
+            final CompletableFuture<DisconnectReason> seenByHandler = new CompletableFuture<>();
+            pair.serverId.onDisconnect(id -> seenByHandler.complete(id.disconnectReason()));
+            pair.server.provider.close(); // the soft device goes away with its provider
+            // events are delivered on the device's event thread, so the event may follow close() by a moment;
+            // awaitEvent fails the test when none comes
+            pair.server.awaitEvent(AsyncEvent.Type.DEVICE_FATAL, Duration.ofSeconds(10));
+            assertEquals(DisconnectReason.DEVICE_REMOVED, seenByHandler.get(10, TimeUnit.SECONDS));
+            assertEquals(DisconnectReason.DEVICE_REMOVED, pair.serverId.disconnectReason());
+            // the peer sees its connection end, not a device of its own go away
+            assertTrue(pair.clientId.awaitDisconnect(ConnectedPair.TIMEOUT));
+            assertEquals(DisconnectReason.PEER_DISCONNECTED, pair.clientId.disconnectReason());
+        } finally {
+            pair.clientId.close();
+            pair.client.close();
+        }
     }
 
     @ParameterizedTest(name = "{0}")
