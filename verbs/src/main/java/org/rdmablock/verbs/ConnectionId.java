@@ -37,16 +37,47 @@ public interface ConnectionId extends AutoCloseable {
     /** The QP created by {@link #createQueuePair}, or null. */
     QueuePair queuePair();
 
+    /** How long {@link #accept(ConnectionParameters)} waits for the connection to be established. */
+    Duration DEFAULT_ACCEPT_TIMEOUT = Duration.ofSeconds(10);
+
     /**
-     * Active side: connects (rdma_connect) and waits until established.
+     * Active side: connects (rdma_connect) and waits until established. A connect that fails leaves the id
+     * {@link State#REJECTED} (the peer's side rejected) or {@link State#DISCONNECTED} (anything else, reported to
+     * {@link #onDisconnect} handlers), its QP in ERR; close it and resolve again to retry.
      *
-     * @throws ConnectionRejectedException when the peer rejects, with the peer's private data
-     * @throws VerbsException ETIMEDOUT or ECONNREFUSED when no connection could be made
+     * @param timeout how long to wait for the peer's answer (positive)
+     * @throws ConnectionRejectedException when the peer's side rejects: {@link ConnectionFailedException.Reason#CONSUMER_REJECT}
+     *                                     with the peer's private data, or {@link ConnectionFailedException.Reason#NO_LISTENER}
+     *                                     when nobody listens there (errno ECONNREFUSED)
+     * @throws ConnectionFailedException   when no answer came ({@link ConnectionFailedException.Reason#TIMEOUT},
+     *                                     {@link ConnectionFailedException.Reason#UNREACHABLE}) or the exchange failed
+     *                                     ({@link ConnectionFailedException.Reason#CONNECT_ERROR})
+     * @throws VerbsException              EINVAL in a wrong state, without a QP, for a bad parameter or too much
+     *                                     private data (before anything is sent)
      */
     void connect(ConnectionParameters parameters, Duration timeout);
 
-    /** Passive side: accepts the request (rdma_accept); the connection is established on return. */
-    void accept(ConnectionParameters parameters);
+    /**
+     * Passive side: accepts the request (rdma_accept) and waits until the connection is established: on IB/RoCE
+     * until the active side's RTU arrives, on iWARP (and the soft provider) until the MPA reply is sent and, in
+     * peer-to-peer mode, the peer's first message (its ready-to-receive) has arrived. A timed-out or failed accept
+     * leaves the id {@link State#DISCONNECTED} with {@link DisconnectReason#TRANSPORT_TIMEOUT} (after a timeout) or
+     * {@link DisconnectReason#CONNECTION_LOST}, its QP in ERR; should the peer complete the connection later, it is
+     * disconnected at once.
+     *
+     * @param timeout how long to wait for the connection to be established (positive)
+     * @throws ConnectionFailedException {@link ConnectionFailedException.Reason#TIMEOUT} (errno ETIMEDOUT) when it was
+     *                                   not established within {@code timeout}; another reason when the peer went away
+     *                                   or rejected meanwhile
+     * @throws VerbsException            EINVAL in a wrong state, without a QP, for a bad parameter or too much private
+     *                                   data (before anything is sent)
+     */
+    void accept(ConnectionParameters parameters, Duration timeout);
+
+    /** {@link #accept(ConnectionParameters, Duration)} with {@link #DEFAULT_ACCEPT_TIMEOUT} (10 s). */
+    default void accept(final ConnectionParameters parameters) {
+        accept(parameters, DEFAULT_ACCEPT_TIMEOUT);
+    }
 
     /** Passive side: rejects the request (rdma_reject) with private data. */
     void reject(byte[] privateData);

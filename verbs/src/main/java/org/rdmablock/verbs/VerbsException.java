@@ -36,9 +36,13 @@ public class VerbsException extends RuntimeException {
     public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int ENOSYS = 38;
+    public static final int EPROTO = 71;
     public static final int EOPNOTSUPP = 95;
+    public static final int EAFNOSUPPORT = 97;
+    public static final int ENETUNREACH = 101;
     public static final int ECONNREFUSED = 111;
     public static final int ETIMEDOUT = 110;
     public static final int ECONNRESET = 104;
     public static final int ENOTCONN = 107;
+    public static final int EHOSTUNREACH = 113;
 }

@@ -9,6 +9,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import org.rdmablock.verbs.ConnectionFailedException;
+import org.rdmablock.verbs.ConnectionFailedException.Reason;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
@@ -17,21 +19,21 @@ import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairState;
 import org.rdmablock.verbs.VerbsException;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.rdma_cm_id;
 import org.rdmablock.verbs.ibv.bindings.rdma_conn_param;
 import org.rdmablock.verbs.spi.DisconnectSignal;
+import org.rdmablock.verbs.spi.Durations;
 
 /**
  * An rdma_cm id ({@code struct rdma_cm_id}). The blocking calls (resolve, connect, accept) wait for the events the
  * manager's dispatcher hands to this id; a DISCONNECTED event moves the QP to ERR (rdma_disconnect) and runs the
- * disconnect handlers.
+ * disconnect handlers. A connect or accept that fails leaves the id REJECTED or DISCONNECTED with its QP in ERR,
+ * and disconnects a connection the CM completes after the caller gave up.
  */
 final class IbvConnectionId implements ConnectionId {
-    /** How long accept waits for ESTABLISHED. */
-    private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(10);
-
     private final IbvConnectionManager manager;
     final MemorySegment id;
     private final LinkedBlockingQueue<IbvConnectionManager.Event> events = new LinkedBlockingQueue<>();
@@ -41,6 +43,8 @@ final class IbvConnectionId implements ConnectionId {
     private volatile IbvQueuePair qp;
     /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
     private volatile boolean localDisconnect;
+    /** A connect or accept gave up: an ESTABLISHED that still comes is answered with rdma_disconnect. */
+    private boolean abandoned;
     private boolean closed;
 
     IbvConnectionId(final IbvConnectionManager manager, final MemorySegment id, final IbvConnectionManager.Event request) {
@@ -51,53 +55,157 @@ final class IbvConnectionId implements ConnectionId {
         manager.register(this);
     }
 
-    static void checkCm(final int rc, final String what) {
-        if (rc != 0) {
-            throw Native.failure(what, Math.abs(rc) == 1 ? VerbsException.EIO : Math.abs(rc));
+    /** Throws for a librdmacm call that failed with {@code errno} (0: succeeded). */
+    static void checkCm(final int errno, final String what) {
+        if (errno != 0) {
+            throw Native.failure(what, errno);
         }
     }
 
     /** Active side: rdma_resolve_addr, then rdma_resolve_route, each confirmed by its event. */
     void resolve(final InetSocketAddress remote, final Duration timeout) {
         try (Arena scratch = Arena.ofConfined()) {
-            final int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-            checkCm(Rdma.rdma_resolve_addr(id, MemorySegment.NULL, IbvConnectionManager.sockaddr(scratch, remote), ms), "rdma_resolve_addr");
-            expect(IbvConnectionManager.ADDR_RESOLVED, timeout, "address resolution of " + remote);
-            checkCm(Rdma.rdma_resolve_route(id, ms), "rdma_resolve_route");
-            expect(IbvConnectionManager.ROUTE_RESOLVED, timeout, "route resolution to " + remote);
+            final int ms = Durations.millis(timeout);
+            checkCm(Native.errnoOf(IbvConnectionManager.RESOLVE_ADDR, "rdma_resolve_addr", id, MemorySegment.NULL,
+                IbvConnectionManager.sockaddr(scratch, remote), ms), "rdma_resolve_addr(" + remote + ")");
+            expectResolved(IbvConnectionManager.ADDR_RESOLVED, timeout, "address resolution of " + remote);
+            checkCm(Native.errnoOf(IbvConnectionManager.RESOLVE_ROUTE, "rdma_resolve_route", id, ms), "rdma_resolve_route");
+            expectResolved(IbvConnectionManager.ROUTE_RESOLVED, timeout, "route resolution to " + remote);
         }
     }
 
-    /** Waits for the next event; throws unless it is {@code wanted}. */
-    private IbvConnectionManager.Event expect(final int wanted, final Duration timeout, final String what) {
-        final IbvConnectionManager.Event event;
+    private void expectResolved(final int wanted, final Duration timeout, final String what) {
+        final IbvConnectionManager.Event event = next(timeout, what);
+        if (event == null) {
+            throw new ConnectionFailedException(Reason.TIMEOUT, VerbsException.ETIMEDOUT, 0, what + ": no answer within " + timeout);
+        }
+        if (event.type() != wanted) {
+            // ADDR_ERROR, ROUTE_ERROR: no ARP answer, no route, no RDMA device on the way
+            throw new ConnectionFailedException(Reason.UNREACHABLE, errnoOf(event.status(), VerbsException.EHOSTUNREACH),
+                event.status(), what + " failed: rdma_cm event " + event.type() + ", status " + event.status());
+        }
+    }
+
+    /** The next event, or null when {@code timeout} passed first. */
+    private IbvConnectionManager.Event next(final Duration timeout, final String what) {
         try {
-            event = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VerbsException(VerbsException.EINTR, what + " interrupted");
         }
+    }
+
+    private static int errnoOf(final int status, final int otherwise) {
+        return status < 0 ? -status : otherwise;
+    }
+
+    /**
+     * What a connect's or accept's answer means, when it is not ESTABLISHED (null when it is). Reject statuses are
+     * IB CM reject reasons on IB/RoCE and -ECONNREFUSED (an MPA reject) or -ECONNRESET on iWARP.
+     */
+    private ConnectionFailedException failureOf(final IbvConnectionManager.Event event, final Duration timeout, final String what) {
         if (event == null) {
-            throw new VerbsException(VerbsException.ETIMEDOUT, what + " timed out after " + timeout);
+            return new ConnectionFailedException(Reason.TIMEOUT, VerbsException.ETIMEDOUT, 0, what + ": no answer within " + timeout);
         }
-        if (event.type() != wanted) {
-            if (event.type() == IbvConnectionManager.REJECTED) {
-                state = State.REJECTED;
-                throw new ConnectionRejectedException(what + " rejected by the peer (status " + event.status() + ")", event.privateData());
-            }
-            final int errno = event.status() < 0 ? -event.status() : VerbsException.ECONNREFUSED;
-            throw new VerbsException(errno, what + " failed: rdma_cm event " + event.type() + ", status " + event.status());
-        }
-        return event;
+        final int status = event.status();
+        return switch (event.type()) {
+            case IbvConnectionManager.ESTABLISHED -> null;
+            case IbvConnectionManager.REJECTED -> switch (status) {
+                case IbvConnectionManager.IB_CM_REJ_CONSUMER_DEFINED, -VerbsException.ECONNREFUSED -> new ConnectionRejectedException(
+                    Reason.CONSUMER_REJECT, status, what + ": rejected by the peer (status " + status + ")", event.privateData());
+                case IbvConnectionManager.IB_CM_REJ_INVALID_SERVICE_ID -> new ConnectionRejectedException(
+                    Reason.NO_LISTENER, status, what + ": nobody listens there (IB CM reject reason 8, invalid service ID)", new byte[0]);
+                default -> new ConnectionRejectedException(Reason.TRANSPORT_REJECT, status,
+                    what + ": rejected by the peer's connection manager (status " + status + ")", event.privateData());
+            };
+            case IbvConnectionManager.UNREACHABLE -> new ConnectionFailedException(Reason.UNREACHABLE,
+                errnoOf(status, VerbsException.EHOSTUNREACH), status, what + ": the peer did not answer (RDMA_CM_EVENT_UNREACHABLE, status " + status + ")");
+            case IbvConnectionManager.DEVICE_REMOVAL -> new ConnectionFailedException(Reason.CONNECT_ERROR, VerbsException.ENODEV, status,
+                what + ": the RDMA device went away");
+            default -> new ConnectionFailedException(Reason.CONNECT_ERROR, errnoOf(status, VerbsException.EIO), status,
+                what + " failed: rdma_cm event " + event.type() + ", status " + status);
+        };
+    }
+
+    /** The failure of an rdma_connect that failed at once (iWARP connects TCP inside it), or null for a plain error. */
+    private static ConnectionFailedException immediateFailure(final int errno, final String what) {
+        return switch (errno) {
+            case VerbsException.ECONNREFUSED -> new ConnectionRejectedException(Reason.NO_LISTENER, -errno,
+                what + ": nobody listens there (" + Native.describe(errno) + ")", new byte[0]);
+            case VerbsException.ETIMEDOUT, VerbsException.EHOSTUNREACH, VerbsException.ENETUNREACH -> new ConnectionFailedException(
+                Reason.UNREACHABLE, errno, -errno, what + ": " + Native.describe(errno));
+            case VerbsException.ECONNRESET -> new ConnectionFailedException(Reason.CONNECT_ERROR, errno, -errno, what + ": " + Native.describe(errno));
+            default -> null;
+        };
     }
 
     /** Dispatcher thread. */
     void onEvent(final IbvConnectionManager.Event event) {
         switch (event.type()) {
-            case IbvConnectionManager.DISCONNECTED -> ended(disconnectCause(event.status()));
-            case IbvConnectionManager.DEVICE_REMOVAL -> ended(DisconnectReason.DEVICE_REMOVED);
+            case IbvConnectionManager.DISCONNECTED -> {
+                wakeWaiter(event);
+                ended(disconnectCause(event.status()));
+            }
+            case IbvConnectionManager.DEVICE_REMOVAL -> {
+                wakeWaiter(event);
+                ended(DisconnectReason.DEVICE_REMOVED);
+            }
+            case IbvConnectionManager.ESTABLISHED -> established(event);
             default -> events.add(event);
         }
+    }
+
+    /** A DISCONNECTED or DEVICE_REMOVAL before the connection was up ends a connect or accept waiting for it. */
+    private void wakeWaiter(final IbvConnectionManager.Event event) {
+        if (state != State.CONNECTED) {
+            events.add(event);
+        }
+    }
+
+    private synchronized void established(final IbvConnectionManager.Event event) {
+        if (closed) {
+            return;
+        }
+        if (abandoned) {
+            Rdma.rdma_disconnect(id); // the caller gave up before the CM finished: the peer must see it end
+            return;
+        }
+        events.add(event);
+    }
+
+    /**
+     * A connect or accept failed: the QP goes to ERR (rdma_disconnect does that for IB; the explicit modify covers
+     * iWARP, where it only drains to SQD) and a late ESTABLISHED, here or still to come, is disconnected. A connect
+     * the peer's side rejected ends REJECTED; anything else, and any failed accept, DISCONNECTED.
+     */
+    private synchronized ConnectionFailedException abandon(final ConnectionFailedException failure, final boolean accepting) {
+        abandoned = true;
+        if (!closed) {
+            Rdma.rdma_disconnect(id); // fails harmlessly for the CM when nothing is connected
+            final IbvQueuePair current = qp;
+            if (current != null && current.state() != QueuePairState.ERR) {
+                try {
+                    current.modify(QueuePairState.ERR);
+                } catch (final VerbsException e) {
+                    // destroyed with the id anyway
+                }
+            }
+            for (final IbvConnectionManager.Event pending : events) {
+                if (pending.type() == IbvConnectionManager.ESTABLISHED) {
+                    Rdma.rdma_disconnect(id);
+                }
+            }
+            events.clear();
+        }
+        if (!accepting && failure instanceof ConnectionRejectedException) {
+            state = State.REJECTED;
+        } else {
+            final Reason reason = failure.reason();
+            disconnected.fire(this, reason == Reason.TIMEOUT || reason == Reason.UNREACHABLE ? DisconnectReason.TRANSPORT_TIMEOUT
+                : DisconnectReason.CONNECTION_LOST, () -> state = State.DISCONNECTED);
+        }
+        return failure;
     }
 
     /**
@@ -170,26 +278,46 @@ final class IbvConnectionId implements ConnectionId {
         if (qp == null) {
             throw new VerbsException(VerbsException.EINVAL, "create the QP (createQueuePair) before connecting");
         }
+        Durations.requirePositive(timeout, "connect");
+        final String what = "connection to " + remoteAddress();
         try (Arena scratch = Arena.ofConfined()) {
-            checkCm(Rdma.rdma_connect(id, parameters(scratch, parameters)), "rdma_connect");
+            final int errno = Native.errnoOf(IbvConnectionManager.CONNECT, "rdma_connect", id, parameters(scratch, parameters));
+            if (errno != 0) {
+                final ConnectionFailedException failure = immediateFailure(errno, what);
+                if (failure == null) {
+                    throw Native.failure("rdma_connect", errno);
+                }
+                throw abandon(failure, false);
+            }
         }
-        final IbvConnectionManager.Event established = expect(IbvConnectionManager.ESTABLISHED, timeout, "connection to " + remoteAddress());
-        peerPrivateData = established.privateData();
+        final IbvConnectionManager.Event answer = next(timeout, what);
+        final ConnectionFailedException failure = failureOf(answer, timeout, what);
+        if (failure != null) {
+            throw abandon(failure, false);
+        }
+        peerPrivateData = answer.privateData();
         state = State.CONNECTED;
     }
 
     @Override
-    public void accept(final ConnectionParameters parameters) {
+    public void accept(final ConnectionParameters parameters, final Duration timeout) {
         if (state != State.REQUESTED) {
             throw new VerbsException(VerbsException.EINVAL, "accept needs a connection request, this id is " + state);
         }
         if (qp == null) {
             throw new VerbsException(VerbsException.EINVAL, "create the QP (createQueuePair) before accepting");
         }
+        Durations.requirePositive(timeout, "accept");
         try (Arena scratch = Arena.ofConfined()) {
-            checkCm(Rdma.rdma_accept(id, parameters(scratch, parameters)), "rdma_accept");
+            checkCm(Native.errnoOf(IbvConnectionManager.ACCEPT, "rdma_accept", id, parameters(scratch, parameters)), "rdma_accept");
         }
-        expect(IbvConnectionManager.ESTABLISHED, ACCEPT_TIMEOUT, "accepted connection from " + remoteAddress());
+        // IB/RoCE: established when the active side's RTU arrives; iWARP: when the MPA reply is sent (and, in
+        // peer-to-peer mode, the peer's first message has arrived)
+        final String what = "accepted connection from " + remoteAddress() + " waiting to be established (RDMA_CM_EVENT_ESTABLISHED)";
+        final ConnectionFailedException failure = failureOf(next(timeout, what), timeout, what);
+        if (failure != null) {
+            throw abandon(failure, true);
+        }
         state = State.CONNECTED;
     }
 
@@ -200,7 +328,7 @@ final class IbvConnectionId implements ConnectionId {
         }
         try (Arena scratch = Arena.ofConfined()) {
             final MemorySegment data = privateData.length == 0 ? MemorySegment.NULL : scratch.allocateFrom(ValueLayout.JAVA_BYTE, privateData);
-            checkCm(Rdma.rdma_reject(id, data, (byte) privateData.length), "rdma_reject");
+            checkCm(Native.errnoOf(IbvConnectionManager.REJECT, "rdma_reject", id, data, (byte) privateData.length), "rdma_reject");
         }
         state = State.REJECTED;
     }
@@ -266,12 +394,16 @@ final class IbvConnectionId implements ConnectionId {
         if (closed) {
             return;
         }
-        closed = true;
         localDisconnect = true;
         if (state == State.REQUESTED) {
-            reject(new byte[0]);
+            try {
+                reject(new byte[0]);
+            } catch (final VerbsException e) {
+                state = State.REJECTED; // the request is gone with the id either way
+            }
         }
         disconnect();
+        closed = true;
         final IbvQueuePair current = qp;
         if (current != null) {
             current.close();

@@ -23,8 +23,9 @@ final class IbvConnectionListener implements ConnectionListener {
         this.manager = manager;
         this.id = manager.createId();
         try (Arena scratch = Arena.ofConfined()) {
-            IbvConnectionId.checkCm(Rdma.rdma_bind_addr(id, IbvConnectionManager.sockaddr(scratch, address)), "rdma_bind_addr(" + address + ")");
-            IbvConnectionId.checkCm(Rdma.rdma_listen(id, backlog), "rdma_listen");
+            IbvConnectionId.checkCm(Native.errnoOf(IbvConnectionManager.BIND_ADDR, "rdma_bind_addr", id,
+                IbvConnectionManager.sockaddr(scratch, address)), "rdma_bind_addr(" + address + ")");
+            IbvConnectionId.checkCm(Native.errnoOf(IbvConnectionManager.LISTEN, "rdma_listen", id, backlog), "rdma_listen");
         } catch (final RuntimeException e) {
             Rdma.rdma_destroy_id(id);
             throw e;
@@ -57,7 +58,7 @@ final class IbvConnectionListener implements ConnectionListener {
         manager.unregister(this);
         IbvConnectionId pending;
         while ((pending = requests.poll()) != null) {
-            pending.reject(new byte[0]);
+            pending.close(); // rejects the request
         }
         Rdma.rdma_destroy_id(id);
     }

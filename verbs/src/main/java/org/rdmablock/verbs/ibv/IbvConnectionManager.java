@@ -49,7 +49,19 @@ final class IbvConnectionManager implements ConnectionManager {
     static final int DEVICE_REMOVAL = 11;
     static final int TIMEWAIT_EXIT = 15;
 
+    /** IB CM reject reasons (enum ib_cm_rej_reason) that RDMA_CM_EVENT_REJECTED carries as its status on IB/RoCE. */
+    static final int IB_CM_REJ_INVALID_SERVICE_ID = 8;
+    static final int IB_CM_REJ_CONSUMER_DEFINED = 28;
+
     private static final MethodHandle CREATE_ID = Native.withErrno(Rdma.rdma_create_id$address(), Rdma.rdma_create_id$descriptor());
+    // librdmacm calls that fail with -1 and errno (see Native.errnoOf)
+    static final MethodHandle BIND_ADDR = Native.withErrno(Rdma.rdma_bind_addr$address(), Rdma.rdma_bind_addr$descriptor());
+    static final MethodHandle LISTEN = Native.withErrno(Rdma.rdma_listen$address(), Rdma.rdma_listen$descriptor());
+    static final MethodHandle RESOLVE_ADDR = Native.withErrno(Rdma.rdma_resolve_addr$address(), Rdma.rdma_resolve_addr$descriptor());
+    static final MethodHandle RESOLVE_ROUTE = Native.withErrno(Rdma.rdma_resolve_route$address(), Rdma.rdma_resolve_route$descriptor());
+    static final MethodHandle CONNECT = Native.withErrno(Rdma.rdma_connect$address(), Rdma.rdma_connect$descriptor());
+    static final MethodHandle ACCEPT = Native.withErrno(Rdma.rdma_accept$address(), Rdma.rdma_accept$descriptor());
+    static final MethodHandle REJECT = Native.withErrno(Rdma.rdma_reject$address(), Rdma.rdma_reject$descriptor());
     private static final MethodHandle CREATE_CHANNEL = Native.withErrno(Rdma.rdma_create_event_channel$address(), Rdma.rdma_create_event_channel$descriptor());
 
     /** An rdma_cm event, copied out before it is acknowledged. */

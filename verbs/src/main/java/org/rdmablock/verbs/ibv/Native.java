@@ -51,6 +51,27 @@ final class Native {
         return LINKER.downcallHandle(function, descriptor, Linker.Option.captureCallState("errno"));
     }
 
+    /**
+     * Calls a {@link #withErrno} handle of a function that returns 0, or -1 and sets errno (librdmacm's convention),
+     * and returns 0 or that errno. Control path only: the arguments are boxed.
+     */
+    static int errnoOf(final MethodHandle handle, final String what, final Object... arguments) {
+        final Object[] withState = new Object[arguments.length + 1];
+        withState[0] = state();
+        System.arraycopy(arguments, 0, withState, 1, arguments.length);
+        final int rc;
+        try {
+            rc = (int) handle.invokeWithArguments(withState);
+        } catch (final Throwable e) {
+            throw new VerbsException(VerbsException.EIO, what + ": " + e, e);
+        }
+        if (rc == 0) {
+            return 0;
+        }
+        final int errno = errno();
+        return errno != 0 ? errno : VerbsException.EIO;
+    }
+
     /** This thread's call-state segment, to pass as the first argument of a {@link #withErrno} handle. */
     static MemorySegment state() {
         return STATE.get();
@@ -81,7 +102,9 @@ final class Native {
             case 22 -> "EINVAL: invalid argument";
             case 38 -> "ENOSYS: function not implemented (no RDMA support in this kernel)";
             case 61 -> "ENODATA: no data";
+            case 71 -> "EPROTO: protocol error";
             case 95 -> "EOPNOTSUPP: operation not supported by this device";
+            case 97 -> "EAFNOSUPPORT: address family not supported";
             case 98 -> "EADDRINUSE: address already in use";
             case 99 -> "EADDRNOTAVAIL: address not available on an RDMA device";
             case 101 -> "ENETUNREACH: network unreachable";

@@ -1,12 +1,19 @@
 package org.rdmablock.verbs.soft;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import org.rdmablock.verbs.ConnectionFailedException;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
@@ -17,7 +24,9 @@ import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
 import org.rdmablock.verbs.VerbsException;
+import org.rdmablock.verbs.soft.wire.MpaFrame;
 import org.rdmablock.verbs.spi.DisconnectSignal;
+import org.rdmablock.verbs.spi.Durations;
 
 /** One end of a soft connection: a TCP connection, its MPA negotiation and the QP it carries. */
 final class SoftConnectionId implements ConnectionId {
@@ -99,62 +108,127 @@ final class SoftConnectionId implements ConnectionId {
             throw new VerbsException(VerbsException.EINVAL, "connect needs a resolved id, this one is " + state);
         }
         final SoftConnectedQueuePair connecting = requireQp();
+        Durations.requirePositive(timeout, "connect");
         final byte[] data = parameters.privateData();
         MpaNegotiation.checkPrivateData(data);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        final String what = "connection to " + remote;
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            ch.socket().connect(remote, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+            ch.socket().connect(remote, Durations.millis(timeout));
             local = (InetSocketAddress) ch.getLocalAddress();
             final int ird = clamp(parameters.responderResources(), SoftDevice.MAX_IRD);
             final int ord = clamp(parameters.initiatorDepth(), SoftDevice.MAX_ORD);
             MpaNegotiation.sendRequest(ch, ird, ord, data);
-            final MpaNegotiation.Frame reply = MpaNegotiation.read(ch, org.rdmablock.verbs.soft.wire.MpaFrame.REPLY_KEY, timeout);
+            final MpaNegotiation.Frame reply = MpaNegotiation.read(ch, MpaFrame.REPLY_KEY, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             peerPrivateData = reply.privateData();
             if (reply.rejected()) {
-                state = State.REJECTED;
-                ch.close();
-                throw new ConnectionRejectedException("connection to " + remote + " rejected by the peer", reply.privateData());
+                throw new ConnectionRejectedException(ConnectionFailedException.Reason.CONSUMER_REJECT, 0,
+                    what + ": rejected by the peer (MPA reject)", reply.privateData());
             }
             final boolean crc = reply.crc(); // the reply says what was agreed (RFC 5044 §7.1.2)
-            final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & org.rdmablock.verbs.soft.wire.MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
+            final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
             channel = ch;
             connecting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
             connecting.attach(ch, crc, ird, Math.min(ord, Math.max(1, reply.ird())), rtr, false, this::ended);
             state = State.CONNECTED;
         } catch (final IOException e) {
-            closeQuietly(ch);
-            throw new VerbsException(e instanceof java.net.ConnectException ? VerbsException.ECONNREFUSED : VerbsException.EIO,
-                "connect to " + remote + " failed: " + e.getMessage(), e);
+            throw abandon(ch, connectFailure(e, what, timeout), false);
+        } catch (final ConnectionFailedException e) {
+            throw abandon(ch, e, false);
         } catch (final VerbsException e) {
-            if (!(e instanceof ConnectionRejectedException)) {
-                closeQuietly(ch);
-            }
-            throw e;
+            // from the MPA exchange: ETIMEDOUT waiting for the reply, EINVAL for a reply that breaks the protocol
+            throw abandon(ch, e.errno() == VerbsException.ETIMEDOUT
+                ? new ConnectionFailedException(ConnectionFailedException.Reason.TIMEOUT, VerbsException.ETIMEDOUT, 0, what + ": no MPA reply within " + timeout)
+                : new ConnectionFailedException(ConnectionFailedException.Reason.CONNECT_ERROR, VerbsException.EPROTO, 0, what + ": " + e.getMessage()), false);
         }
     }
 
+    /** What an I/O failure of the TCP connect or the MPA exchange means to a caller that reconnects. */
+    private static ConnectionFailedException connectFailure(final IOException e, final String what, final Duration timeout) {
+        if (e instanceof SocketTimeoutException) {
+            return new ConnectionFailedException(ConnectionFailedException.Reason.TIMEOUT, VerbsException.ETIMEDOUT, 0,
+                what + ": no answer within " + timeout);
+        }
+        if (e instanceof NoRouteToHostException) {
+            return new ConnectionFailedException(ConnectionFailedException.Reason.UNREACHABLE, VerbsException.EHOSTUNREACH, 0,
+                what + ": " + e.getMessage());
+        }
+        if (e instanceof ConnectException) { // ECONNREFUSED, or the kernel's own connect timeout
+            return String.valueOf(e.getMessage()).contains("timed out")
+                ? new ConnectionFailedException(ConnectionFailedException.Reason.UNREACHABLE, VerbsException.ETIMEDOUT, 0, what + ": " + e.getMessage())
+                : new ConnectionRejectedException(ConnectionFailedException.Reason.NO_LISTENER, 0,
+                    what + ": nobody listens there (" + e.getMessage() + ")", new byte[0]);
+        }
+        return new ConnectionFailedException(ConnectionFailedException.Reason.CONNECT_ERROR, VerbsException.ECONNRESET, 0,
+            what + " failed during the MPA exchange: " + e.getMessage());
+    }
+
+    /**
+     * A connect or accept failed: closes the TCP connection, moves the QP to ERR (flushing what was posted), and
+     * leaves the id REJECTED (a connect the peer's side rejected) or DISCONNECTED.
+     */
+    private ConnectionFailedException abandon(final SocketChannel ch, final ConnectionFailedException failure, final boolean accepting) {
+        closeQuietly(ch);
+        final SoftConnectedQueuePair current = qp;
+        if (current != null) {
+            current.disconnect();
+        }
+        if (!accepting && failure instanceof ConnectionRejectedException) {
+            state = State.REJECTED;
+        } else {
+            final ConnectionFailedException.Reason reason = failure.reason();
+            ended(reason == ConnectionFailedException.Reason.TIMEOUT || reason == ConnectionFailedException.Reason.UNREACHABLE
+                ? DisconnectReason.TRANSPORT_TIMEOUT : DisconnectReason.CONNECTION_LOST);
+        }
+        return failure;
+    }
+
     @Override
-    public void accept(final ConnectionParameters parameters) {
+    public void accept(final ConnectionParameters parameters, final Duration timeout) {
         if (state != State.REQUESTED) {
             throw new VerbsException(VerbsException.EINVAL, "accept needs a connection request, this id is " + state);
         }
         final SoftConnectedQueuePair accepting = requireQp();
+        Durations.requirePositive(timeout, "accept");
         final byte[] data = parameters.privateData();
         MpaNegotiation.checkPrivateData(data);
         final int ird = clamp(Math.max(parameters.responderResources(), request.ord()), SoftDevice.MAX_IRD);
         final int ord = clamp(Math.min(parameters.initiatorDepth(), Math.max(1, request.ird())), SoftDevice.MAX_ORD);
         final boolean crc = request.crc() || MpaNegotiation.CRC_REQUESTED;
+        final String what = "accepted connection from " + remote;
         try {
             MpaNegotiation.sendReply(channel, request, false, crc, ird, ord, data);
+            // RFC 6581 peer-to-peer: the initiator's ready-to-receive message completes the establishment (siw's
+            // passive side reports ESTABLISHED only then); without it the peer never finished connecting
+            if (request.peerToPeer() && !awaitReadable(channel, timeout)) {
+                throw abandon(channel, new ConnectionFailedException(ConnectionFailedException.Reason.TIMEOUT, VerbsException.ETIMEDOUT, 0,
+                    what + ": the peer's ready-to-receive message (RFC 6581) did not arrive within " + timeout), true);
+            }
             accepting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
             accepting.attach(channel, crc, ird, ord, false, request.peerToPeer(), this::ended);
             state = State.CONNECTED;
         } catch (final IOException e) {
-            closeQuietly(channel);
-            state = State.DISCONNECTED;
-            throw new VerbsException(VerbsException.EIO, "accept of " + remote + " failed: " + e.getMessage(), e);
+            throw abandon(channel, new ConnectionFailedException(ConnectionFailedException.Reason.CONNECT_ERROR, VerbsException.ECONNRESET, 0,
+                what + " failed: " + e.getMessage()), true);
+        }
+    }
+
+    /** Waits until {@code ch} has bytes to read (or the peer closed it); false when {@code timeout} passed first. */
+    private static boolean awaitReadable(final SocketChannel ch, final Duration timeout) throws IOException {
+        ch.configureBlocking(false); // the QP takes the channel over non-blocking anyway
+        try (Selector selector = Selector.open()) {
+            ch.register(selector, SelectionKey.OP_READ);
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            long left;
+            while ((left = deadline - System.nanoTime()) > 0) {
+                if (selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))) > 0) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 

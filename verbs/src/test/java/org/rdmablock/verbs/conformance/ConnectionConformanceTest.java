@@ -9,6 +9,7 @@ import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.postRe
 
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.ConnectionFailedException;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionListener;
 import org.rdmablock.verbs.ConnectionParameters;
@@ -55,8 +57,11 @@ class ConnectionConformanceTest {
             final byte[] reason = {(byte) 0xC2, 0, 0, 0, 0, 1, 0, 4};
             request.reject(reason);
             final ConnectionRejectedException rejected = attempt.get(10, TimeUnit.SECONDS);
+            assertEquals(ConnectionFailedException.Reason.CONSUMER_REJECT, rejected.reason(), rejected.getMessage());
+            assertEquals(VerbsException.ECONNREFUSED, rejected.errno());
             DataTransferConformanceTest.assertStartsWith(reason, rejected.privateData());
             assertEquals(ConnectionId.State.REJECTED, id.state());
+            assertEquals(QueuePairState.ERR, id.queuePair().state(), "a rejected connection's QP is in ERR (as librdmacm leaves it)");
         }
     }
 
@@ -71,12 +76,15 @@ class ConnectionConformanceTest {
             final ConnectionId id = client.track(client.provider.connectionManager()
                 .resolve(new InetSocketAddress(fixture.address(), port), ConnectedPair.TIMEOUT));
             id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
-            final VerbsException e = assertThrows(VerbsException.class, () -> id.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT));
+            // a reconnecting initiator tells "no target there (yet)" from "the target refused my login" by the reason
+            final ConnectionRejectedException e = assertThrows(ConnectionRejectedException.class,
+                () -> id.connect(ConnectionParameters.of(new byte[] {1, 2, 3}), ConnectedPair.TIMEOUT));
+            assertEquals(ConnectionFailedException.Reason.NO_LISTENER, e.reason(), e.getMessage());
             assertEquals(VerbsException.ECONNREFUSED, e.errno());
-            final byte[] tooLong = new byte[client.provider.connectionManager().maxPrivateDataLength() + 1];
-            assertTrue(tooLong.length > 56, "private data limit must fit an SRP login");
+            assertEquals(0, e.privateData().length, "nobody sent private data");
+            assertEquals(ConnectionId.State.REJECTED, id.state());
             assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
-                () -> id.connect(ConnectionParameters.of(tooLong), ConnectedPair.TIMEOUT)).errno());
+                () -> id.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT)).errno(), "a failed id is not connected again");
         }
     }
 
@@ -130,6 +138,31 @@ class ConnectionConformanceTest {
         } finally {
             pair.clientId.close();
             pair.client.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void acceptChecksItsTimeoutBeforeAnsweringAndTheRequestStaysAcceptable(final ProviderFixture fixture) throws Exception {
+        try (Host client = new Host(fixture); Host server = new Host(fixture);
+             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
+            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
+            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
+                () -> id.connect(ConnectionParameters.of(new byte[0]), Duration.ZERO)).errno());
+            assertEquals(ConnectionId.State.RESOLVED, id.state(), "a refused argument changes nothing");
+            final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT));
+            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, server.cq(16)));
+            for (final Duration bad : new Duration[] {Duration.ZERO, Duration.ofMillis(-1), null}) {
+                final VerbsException e = assertThrows(VerbsException.class, () -> request.accept(ConnectionParameters.of(new byte[0]), bad));
+                assertEquals(VerbsException.EINVAL, e.errno(), String.valueOf(bad));
+                assertEquals(ConnectionId.State.REQUESTED, request.state());
+            }
+            request.accept(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT);
+            connected.get(10, TimeUnit.SECONDS);
+            assertEquals(ConnectionId.State.CONNECTED, request.state());
+            assertEquals(ConnectionId.State.CONNECTED, id.state());
         }
     }
 }
