@@ -88,6 +88,34 @@ public interface ConnectionId extends AutoCloseable {
      */
     byte[] privateData();
 
+    /**
+     * The IRD the peer announced ({@code responder_resources}): RDMA READ and atomic requests it accepts in flight,
+     * the most this side should have outstanding. Passive side: from the request (known in
+     * {@link State#REQUESTED}); active side: from the accept (known once {@link State#CONNECTED}). -1 before.
+     */
+    int peerResponderResources();
+
+    /**
+     * The ORD the peer announced ({@code initiator_depth}): RDMA READ and atomic requests it may issue in flight,
+     * which this side's IRD should cover. Known as {@link #peerResponderResources()} is; -1 before.
+     */
+    int peerInitiatorDepth();
+
+    /**
+     * This side's IRD once {@link State#CONNECTED}: RDMA READ and atomic requests its QP accepts in flight, as the
+     * exchange set it (-1 before). It may differ from what {@link ConnectionParameters#responderResources()}
+     * asked: on IB/RoCE the active side's QP takes the accept's {@code initiator_depth}, the soft provider (as
+     * RFC 6581 asks) raises the passive side's IRD to the request's ORD.
+     */
+    int responderResources();
+
+    /**
+     * This side's ORD once {@link State#CONNECTED}: RDMA READ and atomic requests its QP may issue in flight, as
+     * the exchange set it (-1 before). Size the READ pipeline with it: on IB/RoCE the active side's QP takes the
+     * accept's {@code responder_resources}, the soft provider caps the ORD at the peer's IRD.
+     */
+    int initiatorDepth();
+
     /** Disconnects (rdma_disconnect): the QP moves to ERR on both sides and the peer sees DISCONNECTED. */
     void disconnect();
 

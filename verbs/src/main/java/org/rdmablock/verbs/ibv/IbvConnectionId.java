@@ -34,6 +34,9 @@ import org.rdmablock.verbs.spi.Durations;
  * and disconnects a connection the CM completes after the caller gave up.
  */
 final class IbvConnectionId implements ConnectionId {
+    /** RDMA_MAX_RESP_RES and RDMA_MAX_INIT_DEPTH: "as much as the request and the device allow". */
+    private static final int RDMA_MAX = 0xFF;
+
     private final IbvConnectionManager manager;
     final MemorySegment id;
     private final LinkedBlockingQueue<IbvConnectionManager.Event> events = new LinkedBlockingQueue<>();
@@ -41,6 +44,18 @@ final class IbvConnectionId implements ConnectionId {
     private volatile State state;
     private volatile byte[] peerPrivateData;
     private volatile IbvQueuePair qp;
+    /**
+     * IRD/ORD of this side once connected, and as the peer announced them; -1 while unknown. rdma_cm events give
+     * {@code responder_resources} and {@code initiator_depth} from the receiver's point of view (the IB CM swaps
+     * the REQ's and REP's fields), so the peer's IRD is the event's initiator_depth and its ORD the event's
+     * responder_resources.
+     */
+    private volatile int ird = -1;
+    private volatile int ord = -1;
+    private volatile int peerIrd = -1;
+    private volatile int peerOrd = -1;
+    /** The request, for what librdmacm derives from it when an accept asks for RDMA_MAX_RESP_RES/INIT_DEPTH. */
+    private final IbvConnectionManager.Event request;
     /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
     private volatile boolean localDisconnect;
     /** A connect or accept gave up: an ESTABLISHED that still comes is answered with rdma_disconnect. */
@@ -52,6 +67,11 @@ final class IbvConnectionId implements ConnectionId {
         this.id = id;
         this.state = request == null ? State.RESOLVED : State.REQUESTED;
         this.peerPrivateData = request == null ? new byte[0] : request.privateData();
+        this.request = request;
+        if (request != null) {
+            peerIrd = request.initiatorDepth();
+            peerOrd = request.responderResources();
+        }
         manager.register(this);
     }
 
@@ -254,6 +274,13 @@ final class IbvConnectionId implements ConnectionId {
     }
 
     private MemorySegment parameters(final Arena arena, final ConnectionParameters parameters) {
+        if (parameters.responderResources() < 0 || parameters.responderResources() > RDMA_MAX
+            || parameters.initiatorDepth() < 0 || parameters.initiatorDepth() > RDMA_MAX
+            || parameters.retryCount() < 0 || parameters.retryCount() > 7 || parameters.rnrRetryCount() < 0 || parameters.rnrRetryCount() > 7) {
+            throw new VerbsException(VerbsException.EINVAL, "connection parameters out of range (responder resources and initiator "
+                + "depth 0..255, retry counts 0..7): " + parameters.responderResources() + ", " + parameters.initiatorDepth() + ", "
+                + parameters.retryCount() + ", " + parameters.rnrRetryCount());
+        }
         final byte[] data = parameters.privateData();
         if (data.length > IbvConnectionManager.MAX_PRIVATE_DATA) {
             throw new VerbsException(VerbsException.EINVAL, "private data of " + data.length + " bytes exceeds " + IbvConnectionManager.MAX_PRIVATE_DATA);
@@ -296,6 +323,11 @@ final class IbvConnectionId implements ConnectionId {
             throw abandon(failure, false);
         }
         peerPrivateData = answer.privateData();
+        peerIrd = answer.initiatorDepth();
+        peerOrd = answer.responderResources();
+        // the QP took the accept's values (librdmacm moves it to RTR/RTS with the CM's attributes)
+        ird = answer.responderResources();
+        ord = answer.initiatorDepth();
         state = State.CONNECTED;
     }
 
@@ -318,7 +350,41 @@ final class IbvConnectionId implements ConnectionId {
         if (failure != null) {
             throw abandon(failure, true);
         }
+        ird = granted(parameters.responderResources(), request.responderResources(), true);
+        ord = granted(parameters.initiatorDepth(), request.initiatorDepth(), false);
         state = State.CONNECTED;
+    }
+
+    /**
+     * What rdma_accept gives the QP: the value asked for, or for RDMA_MAX_RESP_RES / RDMA_MAX_INIT_DEPTH (255) the
+     * request's value capped by the device, as librdmacm computes it.
+     */
+    private int granted(final int asked, final int fromRequest, final boolean responder) {
+        if (asked != RDMA_MAX) {
+            return asked;
+        }
+        final org.rdmablock.verbs.DeviceAttributes device = context().queryDevice();
+        return Math.min(fromRequest, responder ? device.maxQpRdAtom() : device.maxQpInitRdAtom());
+    }
+
+    @Override
+    public int peerResponderResources() {
+        return peerIrd;
+    }
+
+    @Override
+    public int peerInitiatorDepth() {
+        return peerOrd;
+    }
+
+    @Override
+    public int responderResources() {
+        return ird;
+    }
+
+    @Override
+    public int initiatorDepth() {
+        return ord;
     }
 
     @Override

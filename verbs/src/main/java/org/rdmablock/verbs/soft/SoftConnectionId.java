@@ -40,6 +40,11 @@ final class SoftConnectionId implements ConnectionId {
     private volatile SoftConnectedQueuePair qp;
     private volatile byte[] peerPrivateData = new byte[0];
     private volatile InetSocketAddress local;
+    /** IRD/ORD of this side once connected, and as the peer's MPA frame announced them; -1 while unknown. */
+    private volatile int ird = -1;
+    private volatile int ord = -1;
+    private volatile int peerIrd = -1;
+    private volatile int peerOrd = -1;
     /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
     private volatile boolean localDisconnect;
     private MpaNegotiation.Frame request;
@@ -59,6 +64,8 @@ final class SoftConnectionId implements ConnectionId {
         this.local = (InetSocketAddress) accepted.getLocalAddress();
         this.request = request;
         this.peerPrivateData = request.privateData();
+        this.peerIrd = request.ird();
+        this.peerOrd = request.ord();
         this.state = State.REQUESTED;
     }
 
@@ -119,9 +126,9 @@ final class SoftConnectionId implements ConnectionId {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.socket().connect(remote, Durations.millis(timeout));
             local = (InetSocketAddress) ch.getLocalAddress();
-            final int ird = clamp(parameters.responderResources(), SoftDevice.MAX_IRD);
-            final int ord = clamp(parameters.initiatorDepth(), SoftDevice.MAX_ORD);
-            MpaNegotiation.sendRequest(ch, ird, ord, data);
+            final int askedIrd = clamp(parameters.responderResources(), SoftDevice.MAX_IRD);
+            final int askedOrd = clamp(parameters.initiatorDepth(), SoftDevice.MAX_ORD);
+            MpaNegotiation.sendRequest(ch, askedIrd, askedOrd, data);
             final MpaNegotiation.Frame reply = MpaNegotiation.read(ch, MpaFrame.REPLY_KEY, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             peerPrivateData = reply.privateData();
             if (reply.rejected()) {
@@ -132,7 +139,12 @@ final class SoftConnectionId implements ConnectionId {
             final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
             channel = ch;
             connecting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
-            connecting.attach(ch, crc, ird, Math.min(ord, Math.max(1, reply.ird())), rtr, false, this::ended);
+            peerIrd = reply.ird();
+            peerOrd = reply.ord();
+            final int grantedOrd = Math.min(askedOrd, Math.max(1, reply.ird()));
+            connecting.attach(ch, crc, askedIrd, grantedOrd, rtr, false, this::ended);
+            ird = askedIrd;
+            ord = grantedOrd;
             state = State.CONNECTED;
         } catch (final IOException e) {
             throw abandon(ch, connectFailure(e, what, timeout), false);
@@ -195,12 +207,13 @@ final class SoftConnectionId implements ConnectionId {
         Durations.requirePositive(timeout, "accept");
         final byte[] data = parameters.privateData();
         MpaNegotiation.checkPrivateData(data);
-        final int ird = clamp(Math.max(parameters.responderResources(), request.ord()), SoftDevice.MAX_IRD);
-        final int ord = clamp(Math.min(parameters.initiatorDepth(), Math.max(1, request.ird())), SoftDevice.MAX_ORD);
+        // RFC 6581: the responder's IRD covers the initiator's ORD; its own ORD stays within the initiator's IRD
+        final int grantedIrd = clamp(Math.max(parameters.responderResources(), request.ord()), SoftDevice.MAX_IRD);
+        final int grantedOrd = clamp(Math.min(parameters.initiatorDepth(), Math.max(1, request.ird())), SoftDevice.MAX_ORD);
         final boolean crc = request.crc() || MpaNegotiation.CRC_REQUESTED;
         final String what = "accepted connection from " + remote;
         try {
-            MpaNegotiation.sendReply(channel, request, false, crc, ird, ord, data);
+            MpaNegotiation.sendReply(channel, request, false, crc, grantedIrd, grantedOrd, data);
             // RFC 6581 peer-to-peer: the initiator's ready-to-receive message completes the establishment (siw's
             // passive side reports ESTABLISHED only then); without it the peer never finished connecting
             if (request.peerToPeer() && !awaitReadable(channel, timeout)) {
@@ -208,7 +221,9 @@ final class SoftConnectionId implements ConnectionId {
                     what + ": the peer's ready-to-receive message (RFC 6581) did not arrive within " + timeout), true);
             }
             accepting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
-            accepting.attach(channel, crc, ird, ord, false, request.peerToPeer(), this::ended);
+            accepting.attach(channel, crc, grantedIrd, grantedOrd, false, request.peerToPeer(), this::ended);
+            ird = grantedIrd;
+            ord = grantedOrd;
             state = State.CONNECTED;
         } catch (final IOException e) {
             throw abandon(channel, new ConnectionFailedException(ConnectionFailedException.Reason.CONNECT_ERROR, VerbsException.ECONNRESET, 0,
@@ -251,6 +266,26 @@ final class SoftConnectionId implements ConnectionId {
     @Override
     public byte[] privateData() {
         return peerPrivateData.clone();
+    }
+
+    @Override
+    public int peerResponderResources() {
+        return peerIrd;
+    }
+
+    @Override
+    public int peerInitiatorDepth() {
+        return peerOrd;
+    }
+
+    @Override
+    public int responderResources() {
+        return ird;
+    }
+
+    @Override
+    public int initiatorDepth() {
+        return ord;
     }
 
     @Override

@@ -165,4 +165,45 @@ class ConnectionConformanceTest {
             assertEquals(ConnectionId.State.CONNECTED, id.state());
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void eachSideReadsTheReadDepthsThePeerAnnouncedAndItsOwn(final ProviderFixture fixture) throws Exception {
+        // the client offers IRD 4 and asks for ORD 8; the server grants IRD 16 (covering the client's 8) and ORD 2
+        final ConnectedPair.Side client = ConnectedPair.Side.of(QueuePairType.RC).withParameters(new ConnectionParameters(new byte[0], 4, 8, 7, 7));
+        final ConnectedPair.Side server = ConnectedPair.Side.of(QueuePairType.RC).withParameters(new ConnectionParameters(new byte[0], 16, 2, 7, 7));
+        try (ConnectedPair pair = new ConnectedPair(fixture, client, server)) {
+            assertEquals(4, pair.serverId.peerResponderResources(), "the server reads what the client offered");
+            assertEquals(8, pair.serverId.peerInitiatorDepth());
+            assertEquals(16, pair.clientId.peerResponderResources(), "the client reads what the server granted");
+            assertEquals(2, pair.clientId.peerInitiatorDepth());
+            assertEquals(16, pair.serverId.responderResources());
+            assertEquals(2, pair.serverId.initiatorDepth());
+            // the client's own values are the provider's to settle (IB takes the server's; the soft provider keeps
+            // what it asked within them), but neither side may issue more than the other accepts
+            assertTrue(pair.clientId.initiatorDepth() >= 1 && pair.clientId.initiatorDepth() <= pair.serverId.responderResources(),
+                "client ORD " + pair.clientId.initiatorDepth());
+            assertTrue(pair.clientId.responderResources() >= pair.serverId.initiatorDepth(), "client IRD " + pair.clientId.responderResources());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void theRequestShowsThePeersReadDepthsBeforeItIsAccepted(final ProviderFixture fixture) throws Exception {
+        try (Host client = new Host(fixture); Host server = new Host(fixture);
+             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
+            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
+            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            assertEquals(-1, id.peerResponderResources(), "nothing is known before the exchange");
+            assertEquals(-1, id.initiatorDepth());
+            final CompletableFuture<Void> connected = CompletableFuture.runAsync(
+                () -> id.connect(new ConnectionParameters(new byte[0], 3, 5, 7, 7), ConnectedPair.TIMEOUT));
+            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            assertEquals(3, request.peerResponderResources());
+            assertEquals(5, request.peerInitiatorDepth());
+            assertEquals(-1, request.responderResources(), "not accepted yet");
+            request.reject(new byte[0]);
+            assertThrows(java.util.concurrent.ExecutionException.class, () -> connected.get(10, TimeUnit.SECONDS));
+        }
+    }
 }
