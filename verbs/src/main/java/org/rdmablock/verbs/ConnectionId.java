@@ -26,6 +26,16 @@ public interface ConnectionId extends AutoCloseable {
         DISCONNECTED
     }
 
+    /** The connection manager messages that carry private data: their limits differ ({@link #maxPrivateDataLength}). */
+    enum CmMessage {
+        /** The request sent by {@link #connect} (IB CM REQ, MPA Request). */
+        REQUEST,
+        /** The reply sent by {@link #accept(ConnectionParameters, Duration)} (IB CM REP, MPA Reply). */
+        REPLY,
+        /** The reject sent by {@link #reject} (IB CM REJ, MPA Reply with the reject bit). */
+        REJECT
+    }
+
     /** The device context the connection runs on: create the PD, CQs and QP from it. */
     DeviceContext context();
 
@@ -52,8 +62,8 @@ public interface ConnectionId extends AutoCloseable {
      * @throws ConnectionFailedException   when no answer came ({@link ConnectionFailedException.Reason#TIMEOUT},
      *                                     {@link ConnectionFailedException.Reason#UNREACHABLE}) or the exchange failed
      *                                     ({@link ConnectionFailedException.Reason#CONNECT_ERROR})
-     * @throws VerbsException              EINVAL in a wrong state, without a QP, for a bad parameter or too much
-     *                                     private data (before anything is sent)
+     * @throws VerbsException              EINVAL in a wrong state, without a QP, for a bad parameter or private data
+     *                                     over {@code maxPrivateDataLength(REQUEST)} (before anything is sent)
      */
     void connect(ConnectionParameters parameters, Duration timeout);
 
@@ -69,8 +79,8 @@ public interface ConnectionId extends AutoCloseable {
      * @throws ConnectionFailedException {@link ConnectionFailedException.Reason#TIMEOUT} (errno ETIMEDOUT) when it was
      *                                   not established within {@code timeout}; another reason when the peer went away
      *                                   or rejected meanwhile
-     * @throws VerbsException            EINVAL in a wrong state, without a QP, for a bad parameter or too much private
-     *                                   data (before anything is sent)
+     * @throws VerbsException            EINVAL in a wrong state, without a QP, for a bad parameter or private data over
+     *                                   {@code maxPrivateDataLength(REPLY)} (before anything is sent)
      */
     void accept(ConnectionParameters parameters, Duration timeout);
 
@@ -79,8 +89,31 @@ public interface ConnectionId extends AutoCloseable {
         accept(parameters, DEFAULT_ACCEPT_TIMEOUT);
     }
 
-    /** Passive side: rejects the request (rdma_reject) with private data. */
+    /**
+     * Passive side: rejects the request (rdma_reject) with private data; the active side's connect fails with a
+     * {@link ConnectionRejectedException} of reason {@link ConnectionFailedException.Reason#CONSUMER_REJECT}.
+     *
+     * @throws VerbsException EINVAL in a wrong state, or for private data over {@code maxPrivateDataLength(REJECT)}
+     *                        (before anything is sent)
+     */
     void reject(byte[] privateData);
+
+    /**
+     * The most private data, in bytes, that {@code message} carries on this connection's transport; more is refused
+     * with EINVAL before anything is sent. The peer may receive it padded with zeros to the message's size.
+     *
+     * <table>
+     * <caption>Private data limits</caption>
+     * <tr><th>transport</th><th>REQUEST</th><th>REPLY</th><th>REJECT</th><th>why</th></tr>
+     * <tr><td>IB, RoCE (native)</td><td>56</td><td>196</td><td>148</td><td>the IB CM REQ, REP and REJ carry 92, 196
+     *     and 148 bytes; rdma_cm puts its 36-byte address header in the REQ's</td></tr>
+     * <tr><td>iWARP (native)</td><td>252</td><td>252</td><td>252</td><td>MPA private data is capped at 256 bytes
+     *     (RDMA_MAX_PRIVATE_DATA, siw's MPA_MAX_PRIVDATA), of which the RFC 6581 IRD/ORD block takes 4</td></tr>
+     * <tr><td>soft</td><td>252</td><td>252 (256 to a revision 1 request)</td><td>as REPLY</td><td>the same MPA
+     *     limit; a revision 1 exchange has no RFC 6581 block</td></tr>
+     * </table>
+     */
+    int maxPrivateDataLength(CmMessage message);
 
     /**
      * Private data from the peer: on the passive side the request's, on the active side the accept's. Empty

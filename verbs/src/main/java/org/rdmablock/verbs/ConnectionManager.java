@@ -6,7 +6,8 @@ import java.time.Duration;
 /**
  * Connection setup for RC and UC queue pairs in the spirit of rdma_cm(7): the passive side listens on an IP
  * address and port, the active side resolves the peer, creates its QP on the device that reaches it and
- * connects; both exchange private data (at least 56 bytes: the SRP login travels there).
+ * connects; both exchange private data (at least 56 bytes each way: the SRP login of rdma_cm, 56 bytes, travels
+ * there; see {@link ConnectionId#maxPrivateDataLength(ConnectionId.CmMessage)}).
  *
  * <pre>
  *  passive:  listener = cm.listen(addr, 16)             active:  id = cm.resolve(addr, timeout)
@@ -16,7 +17,11 @@ import java.time.Duration;
  * </pre>
  */
 public interface ConnectionManager {
-    /** The largest private data a connect or accept can carry with this provider. */
+    /**
+     * The most private data that every connect, accept and reject carries on every device of this provider: 252
+     * for the soft provider, 56 for the native one (an IB/RoCE request's). A connection's own limits, per message,
+     * are {@link ConnectionId#maxPrivateDataLength(ConnectionId.CmMessage)}.
+     */
     int maxPrivateDataLength();
 
     /**

@@ -22,6 +22,8 @@ import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
 import org.rdmablock.verbs.VerbsException;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
+import org.rdmablock.verbs.ibv.bindings.ibv_context;
+import org.rdmablock.verbs.ibv.bindings.ibv_device;
 import org.rdmablock.verbs.ibv.bindings.rdma_cm_id;
 import org.rdmablock.verbs.ibv.bindings.rdma_conn_param;
 import org.rdmablock.verbs.spi.DisconnectSignal;
@@ -273,7 +275,29 @@ final class IbvConnectionId implements ConnectionId {
         return qp;
     }
 
-    private MemorySegment parameters(final Arena arena, final ConnectionParameters parameters) {
+    @Override
+    public int maxPrivateDataLength(final CmMessage message) {
+        final MemorySegment verbs = rdma_cm_id.verbs(id).reinterpret(ibv_context.sizeof());
+        if (ibv_device.transport_type(ibv_context.device(verbs).reinterpret(ibv_device.sizeof())) == IbvConnectionManager.IBV_TRANSPORT_IWARP) {
+            return IbvConnectionManager.IWARP_PRIVATE_DATA;
+        }
+        return switch (message) {
+            case REQUEST -> IbvConnectionManager.IB_REQ_PRIVATE_DATA;
+            case REPLY -> IbvConnectionManager.IB_REP_PRIVATE_DATA;
+            case REJECT -> IbvConnectionManager.IB_REJ_PRIVATE_DATA;
+        };
+    }
+
+    /** EINVAL, before any librdmacm call, for private data the transport's CM message cannot carry. */
+    private void checkPrivateData(final byte[] data, final CmMessage message) {
+        final int limit = maxPrivateDataLength(message);
+        if (data.length > limit) {
+            throw new VerbsException(VerbsException.EINVAL, "private data of " + data.length + " bytes exceeds the " + limit
+                + " bytes a " + message + " carries on this transport (see ConnectionId.maxPrivateDataLength)");
+        }
+    }
+
+    private MemorySegment parameters(final Arena arena, final ConnectionParameters parameters, final CmMessage message) {
         if (parameters.responderResources() < 0 || parameters.responderResources() > RDMA_MAX
             || parameters.initiatorDepth() < 0 || parameters.initiatorDepth() > RDMA_MAX
             || parameters.retryCount() < 0 || parameters.retryCount() > 7 || parameters.rnrRetryCount() < 0 || parameters.rnrRetryCount() > 7) {
@@ -282,9 +306,7 @@ final class IbvConnectionId implements ConnectionId {
                 + parameters.retryCount() + ", " + parameters.rnrRetryCount());
         }
         final byte[] data = parameters.privateData();
-        if (data.length > IbvConnectionManager.MAX_PRIVATE_DATA) {
-            throw new VerbsException(VerbsException.EINVAL, "private data of " + data.length + " bytes exceeds " + IbvConnectionManager.MAX_PRIVATE_DATA);
-        }
+        checkPrivateData(data, message);
         final MemorySegment param = arena.allocate(rdma_conn_param.layout());
         if (data.length > 0) {
             rdma_conn_param.private_data(param, arena.allocateFrom(ValueLayout.JAVA_BYTE, data));
@@ -308,7 +330,7 @@ final class IbvConnectionId implements ConnectionId {
         Durations.requirePositive(timeout, "connect");
         final String what = "connection to " + remoteAddress();
         try (Arena scratch = Arena.ofConfined()) {
-            final int errno = Native.errnoOf(IbvConnectionManager.CONNECT, "rdma_connect", id, parameters(scratch, parameters));
+            final int errno = Native.errnoOf(IbvConnectionManager.CONNECT, "rdma_connect", id, parameters(scratch, parameters, CmMessage.REQUEST));
             if (errno != 0) {
                 final ConnectionFailedException failure = immediateFailure(errno, what);
                 if (failure == null) {
@@ -341,7 +363,7 @@ final class IbvConnectionId implements ConnectionId {
         }
         Durations.requirePositive(timeout, "accept");
         try (Arena scratch = Arena.ofConfined()) {
-            checkCm(Native.errnoOf(IbvConnectionManager.ACCEPT, "rdma_accept", id, parameters(scratch, parameters)), "rdma_accept");
+            checkCm(Native.errnoOf(IbvConnectionManager.ACCEPT, "rdma_accept", id, parameters(scratch, parameters, CmMessage.REPLY)), "rdma_accept");
         }
         // IB/RoCE: established when the active side's RTU arrives; iWARP: when the MPA reply is sent (and, in
         // peer-to-peer mode, the peer's first message has arrived)
@@ -392,6 +414,7 @@ final class IbvConnectionId implements ConnectionId {
         if (state != State.REQUESTED) {
             throw new VerbsException(VerbsException.EINVAL, "reject needs a connection request, this id is " + state);
         }
+        checkPrivateData(privateData, CmMessage.REJECT);
         try (Arena scratch = Arena.ofConfined()) {
             final MemorySegment data = privateData.length == 0 ? MemorySegment.NULL : scratch.allocateFrom(ValueLayout.JAVA_BYTE, privateData);
             checkCm(Native.errnoOf(IbvConnectionManager.REJECT, "rdma_reject", id, data, (byte) privateData.length), "rdma_reject");

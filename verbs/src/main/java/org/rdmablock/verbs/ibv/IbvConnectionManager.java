@@ -30,8 +30,19 @@ final class IbvConnectionManager implements ConnectionManager {
     private static final System.Logger LOG = System.getLogger(IbvConnectionManager.class.getName());
     /** RDMA_PS_TCP: reliable connected port space. */
     static final int PS_TCP = 0x0106;
-    /** Private data of an InfiniBand CM REQ through rdma_cm (the smallest of connect, accept and reject). */
-    static final int MAX_PRIVATE_DATA = 56;
+    /**
+     * Private data of IB/RoCE CM messages through rdma_cm: a REQ carries 92 bytes, of which rdma_cm's address
+     * header (struct cma_hdr) takes 36; a REP 196; a REJ 148 (IB_CM_*_PRIVATE_DATA_SIZE).
+     */
+    static final int IB_REQ_PRIVATE_DATA = 56;
+    static final int IB_REP_PRIVATE_DATA = 196;
+    static final int IB_REJ_PRIVATE_DATA = 148;
+    /** iWARP: MPA private data is capped at RDMA_MAX_PRIVATE_DATA (256, siw's MPA_MAX_PRIVDATA) less the RFC 6581 block. */
+    static final int IWARP_PRIVATE_DATA = 252;
+    /** What every connect, accept and reject carries on any transport: an IB REQ's. */
+    static final int MAX_PRIVATE_DATA = IB_REQ_PRIVATE_DATA;
+    /** enum ibv_transport_type */
+    static final int IBV_TRANSPORT_IWARP = 1;
     static final int AF_INET = 2;
 
     // enum rdma_cm_event_type

@@ -40,9 +40,16 @@ final class MpaNegotiation {
     private MpaNegotiation() {
     }
 
-    static void checkPrivateData(final byte[] data) {
-        if (data.length > MAX_ULP_PRIVATE_DATA) {
-            throw new VerbsException(VerbsException.EINVAL, "private data of " + data.length + " bytes exceeds " + MAX_ULP_PRIVATE_DATA);
+    /** The most ULP private data a frame can carry: 256 bytes less the RFC 6581 block when there is one. */
+    static int maxPrivateData(final boolean enhanced) {
+        return MpaFrame.MAX_PRIVATE_DATA - (enhanced ? MpaFrame.ENHANCED_LENGTH : 0);
+    }
+
+    /** EINVAL, before anything is sent, for private data over {@code limit} in the frame named {@code frame}. */
+    static void checkPrivateData(final byte[] data, final int limit, final String frame) {
+        if (data.length > limit) {
+            throw new VerbsException(VerbsException.EINVAL, "private data of " + data.length + " bytes exceeds the " + limit
+                + " bytes an MPA " + frame + " carries (256 less the RFC 6581 block)");
         }
     }
 

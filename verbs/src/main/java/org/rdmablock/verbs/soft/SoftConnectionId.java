@@ -117,7 +117,7 @@ final class SoftConnectionId implements ConnectionId {
         final SoftConnectedQueuePair connecting = requireQp();
         Durations.requirePositive(timeout, "connect");
         final byte[] data = parameters.privateData();
-        MpaNegotiation.checkPrivateData(data);
+        MpaNegotiation.checkPrivateData(data, maxPrivateDataLength(CmMessage.REQUEST), "request");
         final long deadline = System.nanoTime() + timeout.toNanos();
         final String what = "connection to " + remote;
         SocketChannel ch = null;
@@ -206,7 +206,7 @@ final class SoftConnectionId implements ConnectionId {
         final SoftConnectedQueuePair accepting = requireQp();
         Durations.requirePositive(timeout, "accept");
         final byte[] data = parameters.privateData();
-        MpaNegotiation.checkPrivateData(data);
+        MpaNegotiation.checkPrivateData(data, maxPrivateDataLength(CmMessage.REPLY), "reply");
         // RFC 6581: the responder's IRD covers the initiator's ORD; its own ORD stays within the initiator's IRD
         final int grantedIrd = clamp(Math.max(parameters.responderResources(), request.ord()), SoftDevice.MAX_IRD);
         final int grantedOrd = clamp(Math.min(parameters.initiatorDepth(), Math.max(1, request.ird())), SoftDevice.MAX_ORD);
@@ -252,7 +252,7 @@ final class SoftConnectionId implements ConnectionId {
         if (state != State.REQUESTED) {
             throw new VerbsException(VerbsException.EINVAL, "reject needs a connection request, this id is " + state);
         }
-        MpaNegotiation.checkPrivateData(privateData);
+        MpaNegotiation.checkPrivateData(privateData, maxPrivateDataLength(CmMessage.REJECT), "reject");
         try {
             MpaNegotiation.sendReply(channel, request, true, false, 0, 0, privateData);
         } catch (final IOException e) {
@@ -266,6 +266,13 @@ final class SoftConnectionId implements ConnectionId {
     @Override
     public byte[] privateData() {
         return peerPrivateData.clone();
+    }
+
+    /** This provider always requests revision 2 (enhanced); a reply or reject follows the request's revision. */
+    @Override
+    public int maxPrivateDataLength(final CmMessage message) {
+        final MpaNegotiation.Frame pending = request;
+        return MpaNegotiation.maxPrivateData(message == CmMessage.REQUEST || pending == null || pending.enhanced());
     }
 
     @Override

@@ -206,4 +206,58 @@ class ConnectionConformanceTest {
             assertThrows(java.util.concurrent.ExecutionException.class, () -> connected.get(10, TimeUnit.SECONDS));
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void privateDataLimitsHoldToTheByteForRequestReplyAndReject(final ProviderFixture fixture) throws Exception {
+        try (Host client = new Host(fixture); Host server = new Host(fixture);
+             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
+            // request and reply: one over the limit is refused before anything is sent, exactly the limit arrives
+            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
+            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            final int requestLimit = id.maxPrivateDataLength(ConnectionId.CmMessage.REQUEST);
+            assertTrue(requestLimit >= 56, "a request must carry rdma_cm's SRP login (56 bytes), limit " + requestLimit);
+            assertTrue(client.provider.connectionManager().maxPrivateDataLength() <= requestLimit);
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
+                () -> id.connect(ConnectionParameters.of(new byte[requestLimit + 1]), ConnectedPair.TIMEOUT)).errno());
+            assertEquals(ConnectionId.State.RESOLVED, id.state(), "nothing was sent");
+            final byte[] login = random(requestLimit, 1);
+            final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(ConnectionParameters.of(login), ConnectedPair.TIMEOUT));
+            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            DataTransferConformanceTest.assertStartsWith(login, request.privateData());
+            request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, server.cq(16)));
+            final int replyLimit = request.maxPrivateDataLength(ConnectionId.CmMessage.REPLY);
+            assertTrue(replyLimit >= requestLimit, "reply limit " + replyLimit);
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
+                () -> request.accept(ConnectionParameters.of(new byte[replyLimit + 1]), ConnectedPair.TIMEOUT)).errno());
+            assertEquals(ConnectionId.State.REQUESTED, request.state(), "nothing was sent");
+            final byte[] response = random(replyLimit, 2);
+            request.accept(ConnectionParameters.of(response), ConnectedPair.TIMEOUT);
+            connected.get(10, TimeUnit.SECONDS);
+            DataTransferConformanceTest.assertStartsWith(response, id.privateData());
+
+            // reject: the same at its own limit
+            final ConnectionId second = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
+            second.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            final CompletableFuture<ConnectionRejectedException> attempt = CompletableFuture.supplyAsync(() ->
+                assertThrows(ConnectionRejectedException.class, () -> second.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT)));
+            final ConnectionId refused = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            final int rejectLimit = refused.maxPrivateDataLength(ConnectionId.CmMessage.REJECT);
+            assertTrue(rejectLimit >= 56, "a reject must carry an SRP LOGIN_REJ, limit " + rejectLimit);
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class, () -> refused.reject(new byte[rejectLimit + 1])).errno());
+            assertEquals(ConnectionId.State.REQUESTED, refused.state(), "nothing was sent");
+            final byte[] reason = random(rejectLimit, 3);
+            refused.reject(reason);
+            final ConnectionRejectedException rejected = attempt.get(10, TimeUnit.SECONDS);
+            assertEquals(ConnectionFailedException.Reason.CONSUMER_REJECT, rejected.reason());
+            DataTransferConformanceTest.assertStartsWith(reason, rejected.privateData());
+        }
+    }
+
+    private static byte[] random(final int length, final long seed) {
+        final byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        bytes[length - 1] = (byte) 0xA5; // a last byte that cannot pass for padding
+        return bytes;
+    }
 }

@@ -1,5 +1,6 @@
 package org.rdmablock.verbs.soft;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -37,13 +39,13 @@ import org.rdmablock.verbs.WorkCompletions;
 import org.rdmablock.verbs.soft.wire.MpaFrame;
 
 /**
- * Timeouts of the soft connection manager against scripted TCP peers that stop half-way: an initiator that never
- * sends its RFC 6581 ready-to-receive message (accept must give up and leave the id in a defined state), and a
- * listener that never answers the MPA request (connect must give up). A second soft provider would always finish
- * the exchange, so these peers are plain sockets.
+ * The soft connection manager against scripted TCP peers that a second soft provider would never play: an
+ * initiator that never sends its RFC 6581 ready-to-receive message (accept must give up and leave the id in a
+ * defined state), a listener that never answers the MPA request (connect must give up), and a revision 1
+ * initiator (the reply has no RFC 6581 block, so 4 more bytes of private data fit).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SoftConnectionTimeoutTest {
+class ScriptedPeerConnectionTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     @Test
@@ -128,5 +130,37 @@ class SoftConnectionTimeoutTest {
         final var in = channel.socket().getInputStream();
         assertEquals(MpaFrame.HEADER_LENGTH + MpaFrame.ENHANCED_LENGTH, in.readNBytes(MpaFrame.HEADER_LENGTH + MpaFrame.ENHANCED_LENGTH).length);
         return in.read();
+    }
+
+    @Test
+    void aReplyToARevisionOneRequestCarries256BytesOfPrivateData() throws Exception {
+        try (SoftProvider provider = new SoftProvider();
+             ConnectionListener listener = provider.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+             SocketChannel initiator = SocketChannel.open(listener.localAddress())) {
+            final DeviceContext context = provider.devices().getFirst().open();
+            final ProtectionDomain pd = context.allocateProtectionDomain();
+            final CompletionQueue cq = context.createCompletionQueue(16, null);
+            final ByteBuffer frame = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH);
+            new MpaFrame().wrap(frame, 0).key(MpaFrame.REQUEST_KEY).flags(MpaFrame.FLAG_CRC).revision(1).privateDataLength(0);
+            while (frame.hasRemaining()) {
+                initiator.write(frame);
+            }
+            final ConnectionId request = listener.nextRequest(TIMEOUT);
+            assertNotNull(request, "no connection request");
+            assertEquals(MpaFrame.MAX_PRIVATE_DATA, request.maxPrivateDataLength(ConnectionId.CmMessage.REPLY));
+            request.createQueuePair(pd, QueuePairInitAttributes.of(QueuePairType.RC, cq));
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
+                () -> request.accept(ConnectionParameters.of(new byte[MpaFrame.MAX_PRIVATE_DATA + 1]), TIMEOUT)).errno());
+            final byte[] data = new byte[MpaFrame.MAX_PRIVATE_DATA];
+            java.util.Arrays.fill(data, (byte) 0x6B);
+            request.accept(ConnectionParameters.of(data), TIMEOUT); // no peer-to-peer: established once the reply is sent
+            final MpaNegotiation.Frame reply = MpaNegotiation.read(initiator, MpaFrame.REPLY_KEY, TIMEOUT);
+            assertEquals(1, reply.revision());
+            assertArrayEquals(data, reply.privateData());
+            request.close();
+            cq.close();
+            pd.close();
+            context.close();
+        }
     }
 }
