@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -21,6 +22,8 @@ import org.rdmablock.verbs.ibv.bindings.pollfd;
 import org.rdmablock.verbs.ibv.bindings.rdma_cm_event;
 import org.rdmablock.verbs.ibv.bindings.rdma_conn_param;
 import org.rdmablock.verbs.ibv.bindings.rdma_event_channel;
+import org.rdmablock.verbs.ibv.bindings.sockaddr_in;
+import org.rdmablock.verbs.ibv.bindings.sockaddr_in6;
 
 /**
  * librdmacm for one provider instance: one event channel, read by a daemon thread (poll(2) on its fd, then
@@ -44,6 +47,9 @@ final class IbvConnectionManager implements ConnectionManager {
     /** enum ibv_transport_type */
     static final int IBV_TRANSPORT_IWARP = 1;
     static final int AF_INET = 2;
+    static final int AF_INET6 = 10;
+    /** Ports in socket addresses are in network byte order. */
+    private static final ValueLayout.OfShort NETWORK_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     // enum rdma_cm_event_type
     static final int ADDR_RESOLVED = 0;
@@ -217,33 +223,58 @@ final class IbvConnectionManager implements ConnectionManager {
             org.rdmablock.verbs.ibv.bindings.rdma_route.addr(org.rdmablock.verbs.ibv.bindings.rdma_cm_id.route(id))));
     }
 
-    /** A {@code struct sockaddr_in} for an IPv4 socket address. */
+    /**
+     * A {@code struct sockaddr_in} or {@code struct sockaddr_in6} for a socket address (a host name is resolved
+     * first), sized as librdmacm expects for its family.
+     */
     static MemorySegment sockaddr(final Arena arena, final InetSocketAddress address) {
-        if (!(address.getAddress() instanceof Inet4Address ip)) {
-            throw new VerbsException(VerbsException.EINVAL, "the native provider connects by IPv4 address, not " + address);
+        final InetSocketAddress resolved = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+        if (resolved.isUnresolved()) {
+            throw new VerbsException(VerbsException.ENOENT, "cannot resolve " + address.getHostString());
         }
-        final MemorySegment sa = arena.allocate(16, 4);
-        sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET);
-        sa.set(ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 2, (short) address.getPort());
-        MemorySegment.copy(ip.getAddress(), 0, sa, ValueLayout.JAVA_BYTE, 4, 4);
-        return sa;
+        return switch (resolved.getAddress()) {
+            case Inet4Address ip -> {
+                final MemorySegment sa = arena.allocate(sockaddr_in.layout());
+                sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET);
+                sa.set(NETWORK_SHORT, sockaddr_in.sin_port$offset(), (short) resolved.getPort());
+                MemorySegment.copy(ip.getAddress(), 0, sa, ValueLayout.JAVA_BYTE, sockaddr_in.sin_addr$offset(), 4);
+                yield sa;
+            }
+            case Inet6Address ip -> {
+                final MemorySegment sa = arena.allocate(sockaddr_in6.layout());
+                sa.set(ValueLayout.JAVA_SHORT, 0, (short) AF_INET6);
+                sa.set(NETWORK_SHORT, sockaddr_in6.sin6_port$offset(), (short) resolved.getPort());
+                MemorySegment.copy(ip.getAddress(), 0, sa, ValueLayout.JAVA_BYTE, sockaddr_in6.sin6_addr$offset(), 16);
+                sockaddr_in6.sin6_scope_id(sa, ip.getScopeId()); // link-local addresses name their interface
+                yield sa;
+            }
+            default -> throw new VerbsException(VerbsException.EAFNOSUPPORT, "the native provider connects by IPv4 or IPv6 address, not " + address);
+        };
     }
 
-    /** The IPv4 socket address at a {@code struct sockaddr *}, or null. */
+    /** The IPv4 or IPv6 socket address at a {@code struct sockaddr *}, or null (none, or another family). */
     static InetSocketAddress address(final MemorySegment sockaddr) {
         if (sockaddr.equals(MemorySegment.NULL)) {
             return null;
         }
-        final MemorySegment sa = sockaddr.reinterpret(16);
-        if (sa.get(ValueLayout.JAVA_SHORT, 0) != AF_INET) {
-            return null;
-        }
-        final int port = sa.get(ValueLayout.JAVA_SHORT.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 2) & 0xFFFF;
+        final short family = sockaddr.reinterpret(2).get(ValueLayout.JAVA_SHORT, 0);
         try {
-            return new InetSocketAddress(InetAddress.getByAddress(sa.asSlice(4, 4).toArray(ValueLayout.JAVA_BYTE)), port);
+            if (family == AF_INET) {
+                final MemorySegment sa = sockaddr.reinterpret(sockaddr_in.sizeof());
+                final byte[] ip = sa.asSlice(sockaddr_in.sin_addr$offset(), 4).toArray(ValueLayout.JAVA_BYTE);
+                return new InetSocketAddress(InetAddress.getByAddress(ip), sa.get(NETWORK_SHORT, sockaddr_in.sin_port$offset()) & 0xFFFF);
+            }
+            if (family == AF_INET6) {
+                final MemorySegment sa = sockaddr.reinterpret(sockaddr_in6.sizeof());
+                final byte[] ip = sa.asSlice(sockaddr_in6.sin6_addr$offset(), 16).toArray(ValueLayout.JAVA_BYTE);
+                final int scope = sockaddr_in6.sin6_scope_id(sa);
+                final InetAddress host = scope != 0 ? Inet6Address.getByAddress(null, ip, scope) : InetAddress.getByAddress(ip);
+                return new InetSocketAddress(host, sa.get(NETWORK_SHORT, sockaddr_in6.sin6_port$offset()) & 0xFFFF);
+            }
         } catch (final UnknownHostException e) {
-            return null;
+            return null; // not for a 4- or 16-byte address
         }
+        return null;
     }
 
     void close() {

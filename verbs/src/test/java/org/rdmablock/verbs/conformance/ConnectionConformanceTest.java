@@ -1,9 +1,11 @@
 package org.rdmablock.verbs.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.ALL;
 import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.postReceive;
 
@@ -259,5 +261,29 @@ class ConnectionConformanceTest {
         new Random(seed).nextBytes(bytes);
         bytes[length - 1] = (byte) 0xA5; // a last byte that cannot pass for padding
         return bytes;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void connectionsWorkOverIpv6(final ProviderFixture fixture) throws Exception {
+        assumeTrue(fixture.address6() != null, "no IPv6 address for this fixture (-Drdmablock.conformance.address6)");
+        try (ServerSocket probe = new ServerSocket(0, 1, fixture.address6())) {
+            assumeTrue(probe.isBound(), "IPv6 is not usable on this host");
+        } catch (final java.io.IOException e) {
+            assumeTrue(false, "IPv6 is not usable on this host: " + e);
+        }
+        try (ConnectedPair pair = new ConnectedPair(fixture.at(fixture.address6()), QueuePairType.RC)) {
+            assertEquals(fixture.address6(), pair.clientId.remoteAddress().getAddress());
+            assertTrue(pair.serverId.remoteAddress().getAddress() instanceof java.net.Inet6Address, "peer " + pair.serverId.remoteAddress());
+            final MemoryRegion sink = pair.server.register(64, AccessFlags.LOCAL_WRITE);
+            postReceive(pair.serverQp, sink, 0, 64, 1);
+            final MemoryRegion source = pair.client.register(DataTransferConformanceTest.pattern(pair.client, 64, 6), AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest send = new SendWorkRequest().wrId(2).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+            send.sgl().add(source, 0, 64);
+            pair.clientQp.postSend(send);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            assertArrayEquals(DataTransferConformanceTest.bytes(source.segment(), 0, 64), DataTransferConformanceTest.bytes(sink.segment(), 0, 64));
+        }
     }
 }

@@ -23,10 +23,12 @@ import org.rdmablock.verbs.soft.SoftProvider;
  *                                   RDMA_PS_TCP port space, which the native provider uses, carries RC only)
  * @param knownIssues names of device bugs the tests work around or skip (see the constants), from
  *                    {@code -Drdmablock.conformance.knownIssues=a,b} for the native provider
+ * @param address6    an IPv6 address to connect over, or null when the fixture has none (soft: ::1; native:
+ *                    {@code -Drdmablock.conformance.address6}, an IPv6 address of the RDMA device's interface)
  */
 public record ProviderFixture(String name, Supplier<VerbsProvider> factory, InetAddress address,
                               PortEvents portEvents, int udGidIndex, boolean ucThroughConnectionManager,
-                              java.util.Set<String> knownIssues) {
+                              java.util.Set<String> knownIssues, InetAddress address6) {
     /**
      * rxe (Linux 6.1): an access through a memory window that fails leaks a reference, and destroying the QPs
      * then stalls 50 s per object (WARN at rxe_pool.c:255): window error paths are skipped.
@@ -51,6 +53,11 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
         void set(VerbsProvider provider, PortAttributes.State state);
     }
 
+    /** This fixture with {@code other} as the address the tests listen on and connect to. */
+    public ProviderFixture at(final InetAddress other) {
+        return new ProviderFixture(name, factory, other, portEvents, udGidIndex, ucThroughConnectionManager, knownIssues, address6);
+    }
+
     @Override
     public String toString() {
         return name;
@@ -65,7 +72,8 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
                 case "native" -> new ProviderFixture("native", () -> VerbsProvider.load("native"),
                     address(System.getProperty("rdmablock.conformance.address", "127.0.0.1")), linkCommand(),
                     Integer.getInteger("rdmablock.conformance.gidIndex", 1), false,
-                    java.util.Set.of(System.getProperty("rdmablock.conformance.knownIssues", "").split(",")));
+                    java.util.Set.of(System.getProperty("rdmablock.conformance.knownIssues", "").split(",")),
+                    System.getProperty("rdmablock.conformance.address6") == null ? null : address(System.getProperty("rdmablock.conformance.address6")));
                 default -> throw new IllegalArgumentException("unknown provider fixture " + name);
             });
         }
@@ -75,7 +83,7 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
     /** The soft provider on loopback. */
     public static ProviderFixture soft() {
         return new ProviderFixture("soft", SoftProvider::new, address("127.0.0.1"),
-            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0, true, java.util.Set.of());
+            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0, true, java.util.Set.of(), address("::1"));
     }
 
     /**
