@@ -102,7 +102,7 @@ final class IbvContext implements DeviceContext {
             check(Rdma.ibv_query_device(context, attr), "ibv_query_device");
             return new DeviceAttributes(ibv_device_attr.fw_ver(attr).getString(0), Long.reverseBytes(ibv_device_attr.node_guid(attr)),
                 ibv_device_attr.max_mr_size(attr), ibv_device_attr.max_qp(attr), ibv_device_attr.max_qp_wr(attr),
-                ibv_device_attr.max_sge(attr), ibv_device_attr.max_cq(attr), ibv_device_attr.max_cqe(attr),
+                ibv_device_attr.max_sge(attr), ibv_device_attr.max_sge_rd(attr), ibv_device_attr.max_cq(attr), ibv_device_attr.max_cqe(attr),
                 ibv_device_attr.max_mr(attr), ibv_device_attr.max_pd(attr), ibv_device_attr.max_qp_rd_atom(attr),
                 ibv_device_attr.max_qp_init_rd_atom(attr), ibv_device_attr.max_mw(attr), ibv_device_attr.max_srq(attr),
                 ibv_device_attr.max_srq_wr(attr), ibv_device_attr.atomic_cap(attr) != 0, ibv_device_attr.phys_port_cnt(attr) & 0xFF);

@@ -42,7 +42,7 @@ final class SoftContext implements DeviceContext {
     @Override
     public DeviceAttributes queryDevice() {
         return new DeviceAttributes("rdmablock-soft 0.1", device.guid(), Long.MAX_VALUE, SoftDevice.MAX_QP,
-            SoftDevice.MAX_QP_WR, SoftDevice.MAX_SGE, SoftDevice.MAX_CQ, SoftDevice.MAX_CQE, SoftDevice.MAX_MR,
+            SoftDevice.MAX_QP_WR, SoftDevice.MAX_SGE, SoftDevice.MAX_SGE, SoftDevice.MAX_CQ, SoftDevice.MAX_CQE, SoftDevice.MAX_MR,
             SoftDevice.MAX_PD, SoftDevice.MAX_IRD, SoftDevice.MAX_ORD, SoftDevice.MAX_MR, SoftDevice.MAX_SRQ,
             SoftDevice.MAX_QP_WR, true, 1);
     }

@@ -36,6 +36,7 @@ import org.rdmablock.verbs.MemoryWindow;
 import org.rdmablock.verbs.PortAttributes;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairAttributes;
+import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
 import org.rdmablock.verbs.QueuePairType;
@@ -279,6 +280,7 @@ class ResourceConformanceTest {
             assertTrue(device.maxQp() >= 16 && device.maxQpWr() >= 128 && device.maxSge() >= 1, device.toString());
             assertTrue(device.maxCqe() >= 1024 && device.maxMr() >= 16 && device.maxPd() >= 1, device.toString());
             assertTrue(device.maxQpRdAtom() >= 1 && device.maxQpInitRdAtom() >= 1, device.toString());
+            assertTrue(device.maxSgeRd() >= 1 && device.maxSgeRd() <= device.maxSge(), device.toString());
             assertTrue(device.physicalPortCount() >= 1, device.toString());
             final PortAttributes port = host.context.queryPort(1);
             assertEquals(PortAttributes.State.ACTIVE, port.state());
@@ -286,6 +288,32 @@ class ResourceConformanceTest {
             assertTrue(port.gidTableLen() > fixture.udGidIndex(), port.toString());
             assertEquals(16, host.context.queryGid(1, fixture.udGidIndex()).toBytes().length);
             assertThrows(VerbsException.class, () -> host.context.queryPort(99));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void aReadScattersIntoAsManyElementsAsMaxSgeRdAllows(final ProviderFixture fixture) throws Exception {
+        final int elements;
+        try (Host probe = new Host(fixture)) {
+            elements = Math.min(16, probe.context.queryDevice().maxSgeRd());
+        }
+        final QueuePairCapabilities caps = new QueuePairCapabilities(16, 16, elements, 1, 0);
+        try (ConnectedPair pair = new ConnectedPair(fixture, ConnectedPair.Side.of(QueuePairType.RC).withCaps(caps),
+            ConnectedPair.Side.of(QueuePairType.RC))) {
+            final int piece = 64;
+            final MemoryRegion remote = pair.server.register(pattern(pair.server, piece * elements, 41), ALL);
+            final MemoryRegion local = pair.client.register(2L * piece * elements, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest read = new SendWorkRequest(elements).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .remote(remote.address(), remote.rkey());
+            for (int i = 0; i < elements; i++) {
+                read.sgl().add(local, 2L * piece * i, piece); // every other 64-byte slot: a real scatter
+            }
+            pair.clientQp.postSend(read);
+            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
+            for (int i = 0; i < elements; i++) {
+                assertArrayEquals(bytes(remote.segment(), (long) piece * i, piece), bytes(local.segment(), 2L * piece * i, piece), "element " + i);
+            }
         }
     }
 
