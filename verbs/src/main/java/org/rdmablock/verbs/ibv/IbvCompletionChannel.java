@@ -4,83 +4,143 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.VerbsException;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.ibv_comp_channel;
 import org.rdmablock.verbs.ibv.bindings.pollfd;
 
 /**
- * A completion channel ({@code struct ibv_comp_channel}): waits with poll(2) on its fd (so a timeout is
- * possible), then ibv_get_cq_event. Events are acknowledged in batches and before the CQ is destroyed, as
+ * A completion channel ({@code struct ibv_comp_channel}): waits with poll(2) on its fd and on an eventfd that
+ * {@link #wakeup()} signals (a semaphore eventfd: each wakeup is read, and counts, once), then ibv_get_cq_event.
+ * The poll set and the out-parameters are allocated once, and waiters take turns on one lock, so a wait allocates
+ * nothing. Events are acknowledged in batches, counted on the CQ, and before the CQ is destroyed, as
  * ibv_get_cq_event(3) requires.
  */
 final class IbvCompletionChannel implements CompletionChannel {
+    /** Acknowledge a CQ's events once this many have been taken (ibv_ack_cq_events takes a mutex). */
+    private static final int ACK_BATCH = 64;
+    /** Longest single poll(2), so that an interrupt is seen. */
+    private static final int POLL_SLICE_MILLIS = 200;
+
     private final IbvContext context;
     final MemorySegment channel;
-    private final Map<Long, int[]> unacknowledged = new ConcurrentHashMap<>();
+    private final int wakeFd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment fds;
+    private final MemorySegment channelFd;
+    private final MemorySegment wakeFdEntry;
+    private final MemorySegment cqOut;
+    private final MemorySegment contextOut;
+    private final MemorySegment counter;
+    private final MemorySegment one;
+    /** Waiters take turns: the poll set and out-parameters are shared. Close frees them under it too. */
+    private final Object waiting = new Object();
+    /** The CQs made on this channel, copy-on-write, searched by address for each event. */
+    private volatile IbvCompletionQueue[] queues = new IbvCompletionQueue[0];
+    private volatile boolean closing;
     private boolean closed;
 
     IbvCompletionChannel(final IbvContext context, final MemorySegment channel) {
         this.context = context;
         this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
+        this.wakeFd = LibC.eventfd(0, LibC.EFD_SEMAPHORE | LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
+        fds = arena.allocate(pollfd.layout(), 2);
+        channelFd = fds.asSlice(0, pollfd.sizeof());
+        wakeFdEntry = fds.asSlice(pollfd.sizeof(), pollfd.sizeof());
+        pollfd.fd(channelFd, ibv_comp_channel.fd(this.channel));
+        pollfd.events(channelFd, LibC.POLLIN);
+        pollfd.fd(wakeFdEntry, wakeFd);
+        pollfd.events(wakeFdEntry, LibC.POLLIN);
+        cqOut = arena.allocate(ValueLayout.ADDRESS);
+        contextOut = arena.allocate(ValueLayout.ADDRESS);
+        counter = arena.allocate(ValueLayout.JAVA_LONG);
+        one = arena.allocate(ValueLayout.JAVA_LONG);
+        one.set(ValueLayout.JAVA_LONG, 0, 1L);
     }
 
     @Override
     public CompletionQueue awaitEvent(final Duration timeout) throws InterruptedException {
-        try (Arena scratch = Arena.ofConfined()) {
-            final MemorySegment fds = scratch.allocate(pollfd.layout());
-            pollfd.fd(fds, ibv_comp_channel.fd(channel));
-            pollfd.events(fds, (short) 1);
-            final long deadline = System.nanoTime() + timeout.toNanos();
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (waiting) {
+            if (closed) {
+                throw new VerbsException(VerbsException.EINVAL, "completion channel is closed");
+            }
             while (true) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                final long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
-                if (Rdma.poll(fds, 1, (int) Math.min(left, 200)) > 0) {
-                    break;
+                final long left = deadline - System.nanoTime();
+                final int slice = (int) Math.min(Math.max(0, left / 1_000_000), POLL_SLICE_MILLIS);
+                if (Rdma.poll(fds, 2, slice) > 0) {
+                    if ((pollfd.revents(wakeFdEntry) & LibC.POLLIN) != 0) {
+                        LibC.read(wakeFd, counter, Long.BYTES); // takes one wakeup (EFD_SEMAPHORE)
+                        return null;
+                    }
+                    if (pollfd.revents(channelFd) != 0) {
+                        break; // an event, or an error that ibv_get_cq_event reports rather than a spin here
+                    }
                 }
-                if (System.nanoTime() - deadline >= 0) {
+                if (closing || System.nanoTime() - deadline >= 0) {
                     return null;
                 }
             }
-            final MemorySegment cqOut = scratch.allocate(ValueLayout.ADDRESS);
-            final MemorySegment contextOut = scratch.allocate(ValueLayout.ADDRESS);
             IbvContext.check(Rdma.ibv_get_cq_event(channel, cqOut, contextOut), "ibv_get_cq_event");
-            final long cq = cqOut.get(ValueLayout.JAVA_LONG, 0);
-            final int[] count = unacknowledged.computeIfAbsent(cq, k -> new int[1]);
-            synchronized (count) {
-                if (++count[0] >= 64) {
-                    Rdma.ibv_ack_cq_events(MemorySegment.ofAddress(cq), count[0]);
-                    count[0] = 0;
-                }
+            final IbvCompletionQueue cq = queueAt(cqOut.get(ValueLayout.JAVA_LONG, 0));
+            if (cq != null) {
+                cq.eventTaken(ACK_BATCH);
             }
-            return context.cqAt(cq);
+            return cq;
         }
     }
 
-    /** Acknowledges every event of {@code cq} (before it is destroyed). */
-    void acknowledge(final IbvCompletionQueue cq) {
-        final int[] count = unacknowledged.remove(cq.cq.address());
-        if (count != null) {
-            synchronized (count) {
-                if (count[0] > 0) {
-                    Rdma.ibv_ack_cq_events(cq.cq, count[0]);
-                }
+    private IbvCompletionQueue queueAt(final long address) {
+        for (final IbvCompletionQueue cq : queues) {
+            if (cq.cq.address() == address) {
+                return cq;
             }
         }
+        return null;
     }
 
     @Override
-    public synchronized void close() {
-        if (!closed) {
+    public void wakeup() {
+        LibC.write(wakeFd, one, Long.BYTES); // adds 1 to the eventfd's count; fails only at 2^64-2 pending wakeups
+    }
+
+    /** A CQ was created on this channel. */
+    synchronized void attach(final IbvCompletionQueue cq) {
+        final IbvCompletionQueue[] current = queues;
+        final IbvCompletionQueue[] next = java.util.Arrays.copyOf(current, current.length + 1);
+        next[current.length] = cq;
+        queues = next;
+    }
+
+    /** A CQ of this channel was destroyed. */
+    synchronized void detach(final IbvCompletionQueue cq) {
+        queues = java.util.Arrays.stream(queues).filter(each -> each != cq).toArray(IbvCompletionQueue[]::new);
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            if (queues.length > 0) {
+                throw new VerbsException(VerbsException.EBUSY, "completion channel still used by " + queues.length + " CQ(s)");
+            }
+            closing = true;
+        }
+        wakeup(); // a waiter returns null and releases the lock
+        synchronized (waiting) {
             IbvContext.check(Rdma.ibv_destroy_comp_channel(channel), "ibv_destroy_comp_channel");
             closed = true;
-            context.released(this);
+            LibC.close(wakeFd);
+            arena.close();
         }
+        context.released(this);
     }
 }

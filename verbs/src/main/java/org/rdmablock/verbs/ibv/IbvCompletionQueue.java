@@ -25,6 +25,8 @@ final class IbvCompletionQueue implements CompletionQueue {
     private final MemorySegment reqNotifyCq;
     private volatile boolean overrun;
     private boolean closed;
+    /** Events taken from the channel and not yet acknowledged (ibv_ack_cq_events); guarded by itself. */
+    private final int[] unacknowledged = new int[1];
 
     IbvCompletionQueue(final IbvContext context, final MemorySegment cq, final IbvCompletionChannel channel, final int capacity) {
         this.context = context;
@@ -34,6 +36,29 @@ final class IbvCompletionQueue implements CompletionQueue {
         final MemorySegment ops = ibv_context.ops(context.context);
         this.pollCq = ibv_context_ops.poll_cq(ops);
         this.reqNotifyCq = ibv_context_ops.req_notify_cq(ops);
+        if (channel != null) {
+            channel.attach(this);
+        }
+    }
+
+    /** The channel took an event of this CQ: acknowledges them in batches of {@code batch}. */
+    void eventTaken(final int batch) {
+        synchronized (unacknowledged) {
+            if (++unacknowledged[0] >= batch) {
+                Rdma.ibv_ack_cq_events(cq, unacknowledged[0]);
+                unacknowledged[0] = 0;
+            }
+        }
+    }
+
+    /** Acknowledges every event taken (before the CQ is destroyed). */
+    void acknowledgeEvents() {
+        synchronized (unacknowledged) {
+            if (unacknowledged[0] > 0) {
+                Rdma.ibv_ack_cq_events(cq, unacknowledged[0]);
+                unacknowledged[0] = 0;
+            }
+        }
     }
 
     @Override
@@ -80,10 +105,11 @@ final class IbvCompletionQueue implements CompletionQueue {
     @Override
     public synchronized void close() {
         if (!closed) {
-            if (channel != null) {
-                channel.acknowledge(this);
-            }
+            acknowledgeEvents(); // ibv_destroy_cq waits for every event to be acknowledged
             IbvContext.check(Rdma.ibv_destroy_cq(cq), "ibv_destroy_cq");
+            if (channel != null) {
+                channel.detach(this);
+            }
             closed = true;
             context.unregister(cq);
             context.released(this);

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionListener;
@@ -25,6 +26,9 @@ public final class ConnectedPair implements AutoCloseable {
     public final Host server;
     public final CompletionQueue clientCq;
     public final CompletionQueue serverCq;
+    /** The CQs' completion channels, for sides set up {@link Side#withCompletionChannel()}; else null. */
+    public final CompletionChannel clientChannel;
+    public final CompletionChannel serverChannel;
     public final ConnectionId clientId;
     public final ConnectionId serverId;
     public final QueuePair clientQp;
@@ -33,22 +37,27 @@ public final class ConnectedPair implements AutoCloseable {
     private final ConnectionListener listener;
     private final boolean ownsHosts;
 
-    /** Everything needed to set up one side's QP. */
-    record Side(QueuePairType type, QueuePairCapabilities caps, ConnectionParameters parameters, Consumer<QueuePair> beforeConnect) {
+    /** Everything needed to set up one side's QP; {@code notified}: its CQ gets a completion channel. */
+    record Side(QueuePairType type, QueuePairCapabilities caps, ConnectionParameters parameters, Consumer<QueuePair> beforeConnect,
+                boolean notified) {
         static Side of(final QueuePairType type) {
-            return new Side(type, QueuePairCapabilities.DEFAULT, ConnectionParameters.of(new byte[0]), qp -> { });
+            return new Side(type, QueuePairCapabilities.DEFAULT, ConnectionParameters.of(new byte[0]), qp -> { }, false);
         }
 
         Side withParameters(final ConnectionParameters p) {
-            return new Side(type, caps, p, beforeConnect);
+            return new Side(type, caps, p, beforeConnect, notified);
         }
 
         Side withCaps(final QueuePairCapabilities c) {
-            return new Side(type, c, parameters, beforeConnect);
+            return new Side(type, c, parameters, beforeConnect, notified);
         }
 
         Side beforeConnect(final Consumer<QueuePair> action) {
-            return new Side(type, caps, parameters, action);
+            return new Side(type, caps, parameters, action, notified);
+        }
+
+        Side withCompletionChannel() {
+            return new Side(type, caps, parameters, beforeConnect, true);
         }
     }
 
@@ -73,8 +82,10 @@ public final class ConnectedPair implements AutoCloseable {
         this.client = client;
         this.server = server;
         this.ownsHosts = ownsHosts;
-        clientCq = client.cq(1024);
-        serverCq = sharedServerCq != null ? sharedServerCq : server.cq(1024);
+        clientChannel = clientSide.notified() ? client.track(client.context.createCompletionChannel()) : null;
+        serverChannel = serverSide.notified() ? server.track(server.context.createCompletionChannel()) : null;
+        clientCq = client.cq(1024, clientChannel);
+        serverCq = sharedServerCq != null ? sharedServerCq : server.cq(1024, serverChannel);
         listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 16);
         ConnectionId requested = null;
         ConnectionId resolved = null;

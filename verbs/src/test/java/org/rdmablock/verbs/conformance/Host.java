@@ -55,7 +55,12 @@ public final class Host implements AutoCloseable {
     }
 
     CompletionQueue cq(final int size) {
-        final CompletionQueue cq = context.createCompletionQueue(size, null);
+        return cq(size, null);
+    }
+
+    /** A CQ on {@code channel} (null: none), closed with the host. */
+    CompletionQueue cq(final int size, final org.rdmablock.verbs.CompletionChannel channel) {
+        final CompletionQueue cq = context.createCompletionQueue(size, channel);
         resources.add(cq);
         return cq;
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.ALL;
 
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairType;
@@ -127,6 +129,108 @@ class HotPathAllocationTest {
             System.out.printf("%s %s: %.3f bytes allocated per post over %d posts (%d threads)%n",
                 fixture.name(), pattern, perOp, measured, threads.size());
             assertTrue(perOp <= MAX_BYTES_PER_OP, pattern + " allocated " + perOp + " bytes per post");
+        }
+    }
+
+    /**
+     * A completion thread that lives on a channel allocates nothing per wake-up: alternately an event (a SEND
+     * completing at the server, whose CQ is on the channel) and a {@link CompletionChannel#wakeup()} from this
+     * thread wake it; it takes the event, polls, re-arms. Counted on the waiting thread after a warm-up.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void aThreadWaitingOnACompletionChannelAllocatesNothingPerWakeUp(final ProviderFixture fixture) throws Exception {
+        final ConnectedPair.Side client = ConnectedPair.Side.of(QueuePairType.RC);
+        try (ConnectedPair pair = new ConnectedPair(fixture, client, ConnectedPair.Side.of(QueuePairType.RC).withCompletionChannel())) {
+            final MemoryRegion source = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+            final MemoryRegion sink = pair.server.register(64, AccessFlags.LOCAL_WRITE);
+            final SendWorkRequest send = new SendWorkRequest().opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+            send.sgl().add(source, 0, 64);
+            final ReceiveWorkRequest recv = new ReceiveWorkRequest();
+            recv.sgl().add(sink, 0, 64);
+            final WorkCompletions wc = new WorkCompletions(4);
+            final ChannelWaiter waiter = new ChannelWaiter(pair.serverChannel, pair.serverCq, 4000, 2000);
+            final Thread thread = Thread.ofPlatform().name("channel-waiter").start(waiter);
+            for (int i = 0; i < waiter.total; i++) {
+                if (i % 2 == 0) {
+                    pair.serverQp.postReceive(recv);
+                    pair.clientQp.postSend(send);
+                    await(pair.clientCq, wc, 1);
+                } else {
+                    pair.serverChannel.wakeup();
+                }
+                final long deadline = System.nanoTime() + AWAIT_NANOS;
+                while (waiter.done <= i && waiter.failure == null) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new AssertionError("the waiter did not wake within 20 s at step " + i);
+                    }
+                    Thread.onSpinWait();
+                }
+                if (waiter.failure != null) {
+                    throw new AssertionError("waiter failed at step " + i, waiter.failure);
+                }
+            }
+            thread.join(AWAIT_NANOS / 1_000_000);
+            assertTrue(waiter.wrong == 0, waiter.wrong + " wake-ups brought the wrong thing (an event when a wakeup was due, or none)");
+            final double perWakeUp = waiter.measuredBytes / (double) (waiter.total - waiter.measureFrom);
+            System.out.printf("%s completion channel: %.3f bytes allocated per wake-up over %d wake-ups (half events, half wakeup())%n",
+                fixture.name(), perWakeUp, waiter.total - waiter.measureFrom);
+            assertTrue(waiter.measuredBytes >= 0 && perWakeUp <= MAX_BYTES_PER_OP, "await allocated " + perWakeUp + " bytes per wake-up");
+        }
+    }
+
+    /** Takes {@code total} wake-ups from a channel: events at even steps, wakeups at odd ones; counts its allocation from {@code measureFrom}. */
+    private static final class ChannelWaiter implements Runnable {
+        private static final Duration WAIT = Duration.ofSeconds(20);
+        final CompletionChannel channel;
+        final CompletionQueue cq;
+        final int total;
+        final int measureFrom;
+        final WorkCompletions wc = new WorkCompletions(4);
+        volatile int done;
+        volatile int wrong;
+        volatile long measuredBytes = -1;
+        volatile Throwable failure;
+
+        ChannelWaiter(final CompletionChannel channel, final CompletionQueue cq, final int total, final int measureFrom) {
+            this.channel = channel;
+            this.cq = cq;
+            this.total = total;
+            this.measureFrom = measureFrom;
+        }
+
+        @Override
+        public void run() {
+            final com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            final long self = Thread.currentThread().threadId();
+            try {
+                cq.requestNotify(false);
+                long before = 0;
+                long counting = 0;
+                for (int i = 0; i < total; i++) {
+                    if (i == measureFrom) {
+                        final long first = mx.getThreadAllocatedBytes(self);
+                        before = mx.getThreadAllocatedBytes(self);
+                        counting = before - first; // what reading the counter allocates
+                    }
+                    final CompletionQueue woken = channel.awaitEvent(WAIT);
+                    if (i % 2 == 0) {
+                        if (woken != cq || cq.poll(wc) != 1 || !wc.isSuccess(0)) {
+                            wrong++;
+                        }
+                        cq.requestNotify(false);
+                        if (cq.poll(wc) != 0) {
+                            wrong++; // nothing else was sent
+                        }
+                    } else if (woken != null) {
+                        wrong++;
+                    }
+                    done = i + 1;
+                }
+                measuredBytes = mx.getThreadAllocatedBytes(self) - before - counting;
+            } catch (final Throwable e) {
+                failure = e;
+            }
         }
     }
 

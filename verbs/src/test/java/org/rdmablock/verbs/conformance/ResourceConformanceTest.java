@@ -260,6 +260,54 @@ class ResourceConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void wakeupReleasesAThreadBlockedOnTheChannelOncePerCall(final ProviderFixture fixture) throws Exception {
+        try (Host host = new Host(fixture)) {
+            final CompletionChannel channel = host.context.createCompletionChannel();
+            channel.wakeup(); // pending: the next wait returns at once
+            assertNull(channel.awaitEvent(Duration.ofSeconds(30)));
+            final CompletableFuture<Long> woken = new CompletableFuture<>();
+            final Thread waiter = Thread.ofPlatform().start(() -> {
+                try {
+                    final CompletionQueue cq = channel.awaitEvent(Duration.ofSeconds(30));
+                    woken.complete(cq == null ? System.nanoTime() : -1L);
+                } catch (final Throwable e) {
+                    woken.completeExceptionally(e);
+                }
+            });
+            Thread.sleep(300);
+            assertTrue(!woken.isDone() && waiter.isAlive(), "the waiter waits until woken");
+            final long wokeAt = System.nanoTime();
+            channel.wakeup();
+            final long returnedAt = woken.get(10, TimeUnit.SECONDS);
+            assertTrue(returnedAt > 0, "the waiter returned null");
+            assertTrue(returnedAt - wokeAt < TimeUnit.SECONDS.toNanos(2), "woke after " + (returnedAt - wokeAt) / 1_000_000 + " ms");
+            // each wakeup counts once, then waits time out again
+            channel.wakeup();
+            channel.wakeup();
+            final long start = System.nanoTime();
+            assertNull(channel.awaitEvent(Duration.ofSeconds(30)));
+            assertNull(channel.awaitEvent(Duration.ofSeconds(30)));
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "two pending wakeups return at once");
+            final long third = System.nanoTime();
+            assertNull(channel.awaitEvent(Duration.ofMillis(200)));
+            assertTrue(System.nanoTime() - third >= TimeUnit.MILLISECONDS.toNanos(150), "no third wakeup was pending");
+            // closing releases a waiter; a closed channel refuses to wait
+            final CompletableFuture<CompletionQueue> last = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return channel.awaitEvent(Duration.ofSeconds(30));
+                } catch (final InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(200);
+            channel.close();
+            assertNull(last.get(10, TimeUnit.SECONDS));
+            assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class, () -> channel.awaitEvent(Duration.ofMillis(10))).errno());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void portEventsReachTheAsyncHandler(final ProviderFixture fixture) throws Exception {
         assumeTrue(fixture.portEvents() != null, "this fixture cannot change port state");
         try (Host host = new Host(fixture)) {
