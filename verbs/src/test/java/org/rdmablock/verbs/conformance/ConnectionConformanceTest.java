@@ -2,6 +2,7 @@ package org.rdmablock.verbs.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionFailedException;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionListener;
@@ -28,6 +30,7 @@ import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
 import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
 import org.rdmablock.verbs.QueuePairType;
@@ -284,6 +287,69 @@ class ConnectionConformanceTest {
             assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
             assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
             assertArrayEquals(DataTransferConformanceTest.bytes(source.segment(), 0, 64), DataTransferConformanceTest.bytes(sink.segment(), 0, 64));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void oneListenerTakesManyConcurrentConnectionsAndEachCarriesItsOwnSend(final ProviderFixture fixture) throws Exception {
+        final int connections = 32;
+        final int size = 64;
+        try (Host client = new Host(fixture); Host server = new Host(fixture);
+             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), connections);
+             java.util.concurrent.ExecutorService initiators = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            final CompletionQueue clientCq = client.cq(4 * connections);
+            final CompletionQueue serverCq = server.cq(4 * connections);
+            final MemoryRegion sources = client.register(DataTransferConformanceTest.pattern(client, size * connections, 32), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion sinks = server.register((long) size * connections, AccessFlags.LOCAL_WRITE);
+            // every initiator resolves, creates its QP and connects at the same time, naming itself in its private data
+            final List<java.util.concurrent.Future<ConnectionId>> connects = new java.util.ArrayList<>();
+            for (int i = 0; i < connections; i++) {
+                final byte index = (byte) i;
+                connects.add(initiators.submit(() -> {
+                    final ConnectionId id = client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT);
+                    try {
+                        id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, clientCq));
+                        id.connect(ConnectionParameters.of(new byte[] {index}), ConnectedPair.TIMEOUT);
+                        return id;
+                    } catch (final RuntimeException e) {
+                        id.close();
+                        throw e;
+                    }
+                }));
+            }
+            // the target takes them one by one; each QP gets a receive for its initiator's slot
+            final QueuePair[] serverQps = new QueuePair[connections];
+            for (int k = 0; k < connections; k++) {
+                final ConnectionId request = listener.nextRequest(ConnectedPair.TIMEOUT);
+                assertNotNull(request, "only " + k + " of " + connections + " requests arrived");
+                server.track(request);
+                final int index = request.privateData()[0];
+                assertNull(serverQps[index], "initiator " + index + " requested twice");
+                serverQps[index] = request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, serverCq));
+                postReceive(serverQps[index], sinks, (long) size * index, size, index);
+                request.accept(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT);
+            }
+            final ConnectionId[] ids = new ConnectionId[connections];
+            for (int i = 0; i < connections; i++) {
+                ids[i] = client.track(connects.get(i).get(ConnectedPair.TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+                assertEquals(ConnectionId.State.CONNECTED, ids[i].state());
+            }
+            for (int i = 0; i < connections; i++) {
+                final SendWorkRequest send = new SendWorkRequest().wrId(i).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+                send.sgl().add(sources, (long) size * i, size);
+                ids[i].queuePair().postSend(send);
+            }
+            final List<Wc> sent = Completions.await(clientCq, connections, ConnectedPair.TIMEOUT);
+            final List<Wc> received = Completions.await(serverCq, connections, ConnectedPair.TIMEOUT);
+            sent.forEach(wc -> assertEquals(WcStatus.SUCCESS, wc.status(), "send " + wc.wrId()));
+            for (final Wc wc : received) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), "receive " + wc.wrId());
+                assertEquals(serverQps[(int) wc.wrId()].qpNum(), wc.qpNum(), "initiator " + wc.wrId() + "'s SEND arrived on its own QP");
+                assertEquals(size, wc.byteLength());
+            }
+            assertArrayEquals(DataTransferConformanceTest.bytes(sources.segment(), 0, size * connections),
+                DataTransferConformanceTest.bytes(sinks.segment(), 0, size * connections), "every slot holds its initiator's bytes");
         }
     }
 }
