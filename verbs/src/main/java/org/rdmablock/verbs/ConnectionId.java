@@ -122,32 +122,40 @@ public interface ConnectionId extends AutoCloseable {
     byte[] privateData();
 
     /**
-     * The IRD the peer announced ({@code responder_resources}): RDMA READ and atomic requests it accepts in flight,
-     * the most this side should have outstanding. Passive side: from the request (known in
-     * {@link State#REQUESTED}); active side: from the accept (known once {@link State#CONNECTED}). -1 before.
+     * The RDMA READ and atomic depths of this connection as its exchange settled them: the peer's from the request
+     * (passive side, known in {@link State#REQUESTED}) or the accept (active side, known once
+     * {@link State#CONNECTED}), this side's once connected. Unknown values are -1.
      */
-    int peerResponderResources();
+    ReadDepths readDepths();
 
     /**
-     * The ORD the peer announced ({@code initiator_depth}): RDMA READ and atomic requests it may issue in flight,
-     * which this side's IRD should cover. Known as {@link #peerResponderResources()} is; -1 before.
+     * READ/atomic depths of a connection. This side's may differ from what {@link ConnectionParameters} asked: on
+     * IB/RoCE the active side's QP takes the accept's values (its ORD the accept's {@code responder_resources},
+     * its IRD the accept's {@code initiator_depth}); the soft provider, as RFC 6581 asks, raises the passive side's
+     * IRD to the request's ORD and keeps each ORD within the peer's IRD. Size a READ pipeline with
+     * {@link #initiatorDepth()}.
+     *
+     * @param responderResources     this side's IRD: READ/atomic requests its QP accepts in flight; -1 until connected
+     * @param initiatorDepth         this side's ORD: READ/atomic requests its QP may issue in flight; -1 until connected
+     * @param peerResponderResources the IRD the peer announced ({@code responder_resources}): the most this side
+     *                               should have outstanding; -1 while unknown
+     * @param peerInitiatorDepth     the ORD the peer announced ({@code initiator_depth}), which this side's IRD
+     *                               should cover; -1 while unknown
      */
-    int peerInitiatorDepth();
+    record ReadDepths(int responderResources, int initiatorDepth, int peerResponderResources, int peerInitiatorDepth) {
+        /** Nothing known yet. */
+        public static final ReadDepths UNKNOWN = new ReadDepths(-1, -1, -1, -1);
 
-    /**
-     * This side's IRD once {@link State#CONNECTED}: RDMA READ and atomic requests its QP accepts in flight, as the
-     * exchange set it (-1 before). It may differ from what {@link ConnectionParameters#responderResources()}
-     * asked: on IB/RoCE the active side's QP takes the accept's {@code initiator_depth}, the soft provider (as
-     * RFC 6581 asks) raises the passive side's IRD to the request's ORD.
-     */
-    int responderResources();
+        /** These depths with the peer's IRD and ORD as it announced them. */
+        public ReadDepths withPeer(final int ird, final int ord) {
+            return new ReadDepths(responderResources, initiatorDepth, ird, ord);
+        }
 
-    /**
-     * This side's ORD once {@link State#CONNECTED}: RDMA READ and atomic requests its QP may issue in flight, as
-     * the exchange set it (-1 before). Size the READ pipeline with it: on IB/RoCE the active side's QP takes the
-     * accept's {@code responder_resources}, the soft provider caps the ORD at the peer's IRD.
-     */
-    int initiatorDepth();
+        /** These depths with this side's IRD and ORD as its QP got them. */
+        public ReadDepths withLocal(final int ird, final int ord) {
+            return new ReadDepths(ird, ord, peerResponderResources, peerInitiatorDepth);
+        }
+    }
 
     /** Disconnects (rdma_disconnect): the QP moves to ERR on both sides and the peer sees DISCONNECTED. */
     void disconnect();

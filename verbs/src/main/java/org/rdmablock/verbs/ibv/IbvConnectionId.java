@@ -47,15 +47,12 @@ final class IbvConnectionId implements ConnectionId {
     private volatile byte[] peerPrivateData;
     private volatile IbvQueuePair qp;
     /**
-     * IRD/ORD of this side once connected, and as the peer announced them; -1 while unknown. rdma_cm events give
+     * IRD/ORD of this side once connected, and as the peer announced them. rdma_cm events give
      * {@code responder_resources} and {@code initiator_depth} from the receiver's point of view (the IB CM swaps
      * the REQ's and REP's fields), so the peer's IRD is the event's initiator_depth and its ORD the event's
      * responder_resources.
      */
-    private volatile int ird = -1;
-    private volatile int ord = -1;
-    private volatile int peerIrd = -1;
-    private volatile int peerOrd = -1;
+    private volatile ReadDepths depths = ReadDepths.UNKNOWN;
     /** The request, for what librdmacm derives from it when an accept asks for RDMA_MAX_RESP_RES/INIT_DEPTH. */
     private final IbvConnectionManager.Event request;
     /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
@@ -71,8 +68,7 @@ final class IbvConnectionId implements ConnectionId {
         this.peerPrivateData = request == null ? new byte[0] : request.privateData();
         this.request = request;
         if (request != null) {
-            peerIrd = request.initiatorDepth();
-            peerOrd = request.responderResources();
+            depths = ReadDepths.UNKNOWN.withPeer(request.initiatorDepth(), request.responderResources());
         }
         manager.register(this);
     }
@@ -345,11 +341,8 @@ final class IbvConnectionId implements ConnectionId {
             throw abandon(failure, false);
         }
         peerPrivateData = answer.privateData();
-        peerIrd = answer.initiatorDepth();
-        peerOrd = answer.responderResources();
         // the QP took the accept's values (librdmacm moves it to RTR/RTS with the CM's attributes)
-        ird = answer.responderResources();
-        ord = answer.initiatorDepth();
+        depths = new ReadDepths(answer.responderResources(), answer.initiatorDepth(), answer.initiatorDepth(), answer.responderResources());
         state = State.CONNECTED;
     }
 
@@ -372,8 +365,8 @@ final class IbvConnectionId implements ConnectionId {
         if (failure != null) {
             throw abandon(failure, true);
         }
-        ird = granted(parameters.responderResources(), request.responderResources(), true);
-        ord = granted(parameters.initiatorDepth(), request.initiatorDepth(), false);
+        depths = depths.withLocal(granted(parameters.responderResources(), request.responderResources(), true),
+            granted(parameters.initiatorDepth(), request.initiatorDepth(), false));
         state = State.CONNECTED;
     }
 
@@ -390,23 +383,8 @@ final class IbvConnectionId implements ConnectionId {
     }
 
     @Override
-    public int peerResponderResources() {
-        return peerIrd;
-    }
-
-    @Override
-    public int peerInitiatorDepth() {
-        return peerOrd;
-    }
-
-    @Override
-    public int responderResources() {
-        return ird;
-    }
-
-    @Override
-    public int initiatorDepth() {
-        return ord;
+    public ReadDepths readDepths() {
+        return depths;
     }
 
     @Override

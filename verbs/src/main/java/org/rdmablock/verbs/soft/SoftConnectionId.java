@@ -40,11 +40,8 @@ final class SoftConnectionId implements ConnectionId {
     private volatile SoftConnectedQueuePair qp;
     private volatile byte[] peerPrivateData = new byte[0];
     private volatile InetSocketAddress local;
-    /** IRD/ORD of this side once connected, and as the peer's MPA frame announced them; -1 while unknown. */
-    private volatile int ird = -1;
-    private volatile int ord = -1;
-    private volatile int peerIrd = -1;
-    private volatile int peerOrd = -1;
+    /** IRD/ORD of this side once connected, and as the peer's MPA frame announced them. */
+    private volatile ReadDepths depths = ReadDepths.UNKNOWN;
     /** This side asked for the end (disconnect or close), so the end is reported as LOCAL_DISCONNECT. */
     private volatile boolean localDisconnect;
     private MpaNegotiation.Frame request;
@@ -64,8 +61,7 @@ final class SoftConnectionId implements ConnectionId {
         this.local = (InetSocketAddress) accepted.getLocalAddress();
         this.request = request;
         this.peerPrivateData = request.privateData();
-        this.peerIrd = request.ird();
-        this.peerOrd = request.ord();
+        this.depths = ReadDepths.UNKNOWN.withPeer(request.ird(), request.ord());
         this.state = State.REQUESTED;
     }
 
@@ -139,12 +135,9 @@ final class SoftConnectionId implements ConnectionId {
             final boolean rtr = reply.peerToPeer() && (reply.rtrOffers() & MpaFrame.ORD_RTR_ZERO_LENGTH_WRITE) != 0;
             channel = ch;
             connecting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
-            peerIrd = reply.ird();
-            peerOrd = reply.ord();
             final int grantedOrd = Math.min(askedOrd, Math.max(1, reply.ird()));
             connecting.attach(ch, crc, askedIrd, grantedOrd, rtr, false, this::ended);
-            ird = askedIrd;
-            ord = grantedOrd;
+            depths = new ReadDepths(askedIrd, grantedOrd, reply.ird(), reply.ord());
             state = State.CONNECTED;
         } catch (final IOException e) {
             throw abandon(ch, connectFailure(e, what, timeout), false);
@@ -222,8 +215,7 @@ final class SoftConnectionId implements ConnectionId {
             }
             accepting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
             accepting.attach(channel, crc, grantedIrd, grantedOrd, false, request.peerToPeer(), this::ended);
-            ird = grantedIrd;
-            ord = grantedOrd;
+            depths = depths.withLocal(grantedIrd, grantedOrd);
             state = State.CONNECTED;
         } catch (final IOException e) {
             throw abandon(channel, new ConnectionFailedException(ConnectionFailedException.Reason.CONNECT_ERROR, VerbsException.ECONNRESET, 0,
@@ -276,23 +268,8 @@ final class SoftConnectionId implements ConnectionId {
     }
 
     @Override
-    public int peerResponderResources() {
-        return peerIrd;
-    }
-
-    @Override
-    public int peerInitiatorDepth() {
-        return peerOrd;
-    }
-
-    @Override
-    public int responderResources() {
-        return ird;
-    }
-
-    @Override
-    public int initiatorDepth() {
-        return ord;
+    public ReadDepths readDepths() {
+        return depths;
     }
 
     @Override

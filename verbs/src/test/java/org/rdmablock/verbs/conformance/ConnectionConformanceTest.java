@@ -48,15 +48,13 @@ class ConnectionConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void rejectCarriesPrivateDataToTheActiveSide(final ProviderFixture fixture) throws Exception {
-        try (Host client = new Host(fixture); Host server = new Host(fixture);
-             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
-            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
-            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+        try (Endpoints ends = new Endpoints(fixture, 4)) {
+            final ConnectionId id = ends.resolvedWithQp();
             final byte[] login = new byte[56];
             new Random(30).nextBytes(login);
             final CompletableFuture<ConnectionRejectedException> attempt = CompletableFuture.supplyAsync(() ->
                 assertThrows(ConnectionRejectedException.class, () -> id.connect(ConnectionParameters.of(login), ConnectedPair.TIMEOUT)));
-            final ConnectionId request = listener.nextRequest(ConnectedPair.TIMEOUT);
+            final ConnectionId request = ends.listener.nextRequest(ConnectedPair.TIMEOUT);
             DataTransferConformanceTest.assertStartsWith(login, request.privateData());
             assertEquals(ConnectionId.State.REQUESTED, request.state());
             final byte[] reason = {(byte) 0xC2, 0, 0, 0, 0, 1, 0, 4};
@@ -149,16 +147,13 @@ class ConnectionConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void acceptChecksItsTimeoutBeforeAnsweringAndTheRequestStaysAcceptable(final ProviderFixture fixture) throws Exception {
-        try (Host client = new Host(fixture); Host server = new Host(fixture);
-             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
-            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
-            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+        try (Endpoints ends = new Endpoints(fixture, 4)) {
+            final ConnectionId id = ends.resolvedWithQp();
             assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
                 () -> id.connect(ConnectionParameters.of(new byte[0]), Duration.ZERO)).errno());
             assertEquals(ConnectionId.State.RESOLVED, id.state(), "a refused argument changes nothing");
             final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT));
-            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
-            request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, server.cq(16)));
+            final ConnectionId request = ends.requestWithQp();
             for (final Duration bad : new Duration[] {Duration.ZERO, Duration.ofMillis(-1), null}) {
                 final VerbsException e = assertThrows(VerbsException.class, () -> request.accept(ConnectionParameters.of(new byte[0]), bad));
                 assertEquals(VerbsException.EINVAL, e.errno(), String.valueOf(bad));
@@ -178,35 +173,31 @@ class ConnectionConformanceTest {
         final ConnectedPair.Side client = ConnectedPair.Side.of(QueuePairType.RC).withParameters(new ConnectionParameters(new byte[0], 4, 8, 7, 7));
         final ConnectedPair.Side server = ConnectedPair.Side.of(QueuePairType.RC).withParameters(new ConnectionParameters(new byte[0], 16, 2, 7, 7));
         try (ConnectedPair pair = new ConnectedPair(fixture, client, server)) {
-            assertEquals(4, pair.serverId.peerResponderResources(), "the server reads what the client offered");
-            assertEquals(8, pair.serverId.peerInitiatorDepth());
-            assertEquals(16, pair.clientId.peerResponderResources(), "the client reads what the server granted");
-            assertEquals(2, pair.clientId.peerInitiatorDepth());
-            assertEquals(16, pair.serverId.responderResources());
-            assertEquals(2, pair.serverId.initiatorDepth());
+            final ConnectionId.ReadDepths atServer = pair.serverId.readDepths();
+            final ConnectionId.ReadDepths atClient = pair.clientId.readDepths();
+            assertEquals(4, atServer.peerResponderResources(), "the server reads what the client offered: " + atServer);
+            assertEquals(8, atServer.peerInitiatorDepth(), atServer.toString());
+            assertEquals(16, atClient.peerResponderResources(), "the client reads what the server granted: " + atClient);
+            assertEquals(2, atClient.peerInitiatorDepth(), atClient.toString());
+            assertEquals(16, atServer.responderResources(), atServer.toString());
+            assertEquals(2, atServer.initiatorDepth(), atServer.toString());
             // the client's own values are the provider's to settle (IB takes the server's; the soft provider keeps
             // what it asked within them), but neither side may issue more than the other accepts
-            assertTrue(pair.clientId.initiatorDepth() >= 1 && pair.clientId.initiatorDepth() <= pair.serverId.responderResources(),
-                "client ORD " + pair.clientId.initiatorDepth());
-            assertTrue(pair.clientId.responderResources() >= pair.serverId.initiatorDepth(), "client IRD " + pair.clientId.responderResources());
+            assertTrue(atClient.initiatorDepth() >= 1 && atClient.initiatorDepth() <= atServer.responderResources(), atClient.toString());
+            assertTrue(atClient.responderResources() >= atServer.initiatorDepth(), atClient.toString());
         }
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void theRequestShowsThePeersReadDepthsBeforeItIsAccepted(final ProviderFixture fixture) throws Exception {
-        try (Host client = new Host(fixture); Host server = new Host(fixture);
-             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
-            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
-            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
-            assertEquals(-1, id.peerResponderResources(), "nothing is known before the exchange");
-            assertEquals(-1, id.initiatorDepth());
+        try (Endpoints ends = new Endpoints(fixture, 4)) {
+            final ConnectionId id = ends.resolvedWithQp();
+            assertEquals(ConnectionId.ReadDepths.UNKNOWN, id.readDepths(), "nothing is known before the exchange");
             final CompletableFuture<Void> connected = CompletableFuture.runAsync(
                 () -> id.connect(new ConnectionParameters(new byte[0], 3, 5, 7, 7), ConnectedPair.TIMEOUT));
-            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
-            assertEquals(3, request.peerResponderResources());
-            assertEquals(5, request.peerInitiatorDepth());
-            assertEquals(-1, request.responderResources(), "not accepted yet");
+            final ConnectionId request = ends.server.track(ends.listener.nextRequest(ConnectedPair.TIMEOUT));
+            assertEquals(new ConnectionId.ReadDepths(-1, -1, 3, 5), request.readDepths(), "the peer's known, this side's not yet");
             request.reject(new byte[0]);
             assertThrows(java.util.concurrent.ExecutionException.class, () -> connected.get(10, TimeUnit.SECONDS));
         }
@@ -215,22 +206,19 @@ class ConnectionConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void privateDataLimitsHoldToTheByteForRequestReplyAndReject(final ProviderFixture fixture) throws Exception {
-        try (Host client = new Host(fixture); Host server = new Host(fixture);
-             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), 4)) {
+        try (Endpoints ends = new Endpoints(fixture, 4)) {
             // request and reply: one over the limit is refused before anything is sent, exactly the limit arrives
-            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
-            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            final ConnectionId id = ends.resolvedWithQp();
             final int requestLimit = id.maxPrivateDataLength(ConnectionId.CmMessage.REQUEST);
             assertTrue(requestLimit >= 56, "a request must carry rdma_cm's SRP login (56 bytes), limit " + requestLimit);
-            assertTrue(client.provider.connectionManager().maxPrivateDataLength() <= requestLimit);
+            assertTrue(ends.client.provider.connectionManager().maxPrivateDataLength() <= requestLimit);
             assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
                 () -> id.connect(ConnectionParameters.of(new byte[requestLimit + 1]), ConnectedPair.TIMEOUT)).errno());
             assertEquals(ConnectionId.State.RESOLVED, id.state(), "nothing was sent");
             final byte[] login = random(requestLimit, 1);
             final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(ConnectionParameters.of(login), ConnectedPair.TIMEOUT));
-            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            final ConnectionId request = ends.requestWithQp();
             DataTransferConformanceTest.assertStartsWith(login, request.privateData());
-            request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, server.cq(16)));
             final int replyLimit = request.maxPrivateDataLength(ConnectionId.CmMessage.REPLY);
             assertTrue(replyLimit >= requestLimit, "reply limit " + replyLimit);
             assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class,
@@ -242,11 +230,10 @@ class ConnectionConformanceTest {
             DataTransferConformanceTest.assertStartsWith(response, id.privateData());
 
             // reject: the same at its own limit
-            final ConnectionId second = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
-            second.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            final ConnectionId second = ends.resolvedWithQp();
             final CompletableFuture<ConnectionRejectedException> attempt = CompletableFuture.supplyAsync(() ->
                 assertThrows(ConnectionRejectedException.class, () -> second.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT)));
-            final ConnectionId refused = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            final ConnectionId refused = ends.server.track(ends.listener.nextRequest(ConnectedPair.TIMEOUT));
             final int rejectLimit = refused.maxPrivateDataLength(ConnectionId.CmMessage.REJECT);
             assertTrue(rejectLimit >= 56, "a reject must carry an SRP LOGIN_REJ, limit " + rejectLimit);
             assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class, () -> refused.reject(new byte[rejectLimit + 1])).errno());
@@ -295,21 +282,20 @@ class ConnectionConformanceTest {
     void oneListenerTakesManyConcurrentConnectionsAndEachCarriesItsOwnSend(final ProviderFixture fixture) throws Exception {
         final int connections = 32;
         final int size = 64;
-        try (Host client = new Host(fixture); Host server = new Host(fixture);
-             ConnectionListener listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), connections);
+        try (Endpoints ends = new Endpoints(fixture, connections);
              java.util.concurrent.ExecutorService initiators = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
-            final CompletionQueue clientCq = client.cq(4 * connections);
-            final CompletionQueue serverCq = server.cq(4 * connections);
-            final MemoryRegion sources = client.register(DataTransferConformanceTest.pattern(client, size * connections, 32), AccessFlags.LOCAL_WRITE);
-            final MemoryRegion sinks = server.register((long) size * connections, AccessFlags.LOCAL_WRITE);
+            final CompletionQueue clientCq = ends.client.cq(4 * connections);
+            final CompletionQueue serverCq = ends.server.cq(4 * connections);
+            final MemoryRegion sources = ends.client.register(DataTransferConformanceTest.pattern(ends.client, size * connections, 32), AccessFlags.LOCAL_WRITE);
+            final MemoryRegion sinks = ends.server.register((long) size * connections, AccessFlags.LOCAL_WRITE);
             // every initiator resolves, creates its QP and connects at the same time, naming itself in its private data
             final List<java.util.concurrent.Future<ConnectionId>> connects = new java.util.ArrayList<>();
             for (int i = 0; i < connections; i++) {
                 final byte index = (byte) i;
                 connects.add(initiators.submit(() -> {
-                    final ConnectionId id = client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT);
+                    final ConnectionId id = ends.client.provider.connectionManager().resolve(ends.listener.localAddress(), ConnectedPair.TIMEOUT);
                     try {
-                        id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, clientCq));
+                        id.createQueuePair(ends.client.pd, QueuePairInitAttributes.of(QueuePairType.RC, clientCq));
                         id.connect(ConnectionParameters.of(new byte[] {index}), ConnectedPair.TIMEOUT);
                         return id;
                     } catch (final RuntimeException e) {
@@ -321,18 +307,18 @@ class ConnectionConformanceTest {
             // the target takes them one by one; each QP gets a receive for its initiator's slot
             final QueuePair[] serverQps = new QueuePair[connections];
             for (int k = 0; k < connections; k++) {
-                final ConnectionId request = listener.nextRequest(ConnectedPair.TIMEOUT);
+                final ConnectionId request = ends.listener.nextRequest(ConnectedPair.TIMEOUT);
                 assertNotNull(request, "only " + k + " of " + connections + " requests arrived");
-                server.track(request);
+                ends.server.track(request);
                 final int index = request.privateData()[0];
                 assertNull(serverQps[index], "initiator " + index + " requested twice");
-                serverQps[index] = request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, serverCq));
+                serverQps[index] = request.createQueuePair(ends.server.pd, QueuePairInitAttributes.of(QueuePairType.RC, serverCq));
                 postReceive(serverQps[index], sinks, (long) size * index, size, index);
                 request.accept(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT);
             }
             final ConnectionId[] ids = new ConnectionId[connections];
             for (int i = 0; i < connections; i++) {
-                ids[i] = client.track(connects.get(i).get(ConnectedPair.TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+                ids[i] = ends.client.track(connects.get(i).get(ConnectedPair.TIMEOUT.toSeconds(), TimeUnit.SECONDS));
                 assertEquals(ConnectionId.State.CONNECTED, ids[i].state());
             }
             for (int i = 0; i < connections; i++) {
@@ -350,6 +336,41 @@ class ConnectionConformanceTest {
             }
             assertArrayEquals(DataTransferConformanceTest.bytes(sources.segment(), 0, size * connections),
                 DataTransferConformanceTest.bytes(sinks.segment(), 0, size * connections), "every slot holds its initiator's bytes");
+        }
+    }
+
+    /** Two hosts and a listener on the server's, closed together. */
+    private static final class Endpoints implements AutoCloseable {
+        final Host client;
+        final Host server;
+        final ConnectionListener listener;
+
+        Endpoints(final ProviderFixture fixture, final int backlog) {
+            client = new Host(fixture);
+            server = new Host(fixture);
+            listener = server.provider.connectionManager().listen(new InetSocketAddress(fixture.address(), 0), backlog);
+        }
+
+        /** An id resolved to the listener with its RC QP created; closed with the client host. */
+        ConnectionId resolvedWithQp() {
+            final ConnectionId id = client.track(client.provider.connectionManager().resolve(listener.localAddress(), ConnectedPair.TIMEOUT));
+            id.createQueuePair(client.pd, QueuePairInitAttributes.of(QueuePairType.RC, client.cq(16)));
+            return id;
+        }
+
+        /** The listener's next request with its RC QP created; closed with the server host. */
+        ConnectionId requestWithQp() throws InterruptedException {
+            final ConnectionId request = server.track(listener.nextRequest(ConnectedPair.TIMEOUT));
+            assertNotNull(request, "no connection request within " + ConnectedPair.TIMEOUT);
+            request.createQueuePair(server.pd, QueuePairInitAttributes.of(QueuePairType.RC, server.cq(16)));
+            return request;
+        }
+
+        @Override
+        public void close() {
+            listener.close();
+            server.close();
+            client.close();
         }
     }
 }
