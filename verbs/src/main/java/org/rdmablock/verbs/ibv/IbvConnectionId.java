@@ -200,7 +200,8 @@ final class IbvConnectionId implements ConnectionId {
     private synchronized ConnectionFailedException abandon(final ConnectionFailedException failure, final boolean accepting) {
         abandoned = true;
         if (!closed) {
-            Rdma.rdma_disconnect(id); // fails harmlessly for the CM when nothing is connected
+            // ends a connection the CM has established meanwhile (DREQ); fails harmlessly for the CM otherwise
+            Rdma.rdma_disconnect(id);
             final IbvQueuePair current = qp;
             if (current != null && current.state() != QueuePairState.ERR) {
                 try {
@@ -209,12 +210,7 @@ final class IbvConnectionId implements ConnectionId {
                     // destroyed with the id anyway
                 }
             }
-            for (final IbvConnectionManager.Event pending : events) {
-                if (pending.type() == IbvConnectionManager.ESTABLISHED) {
-                    Rdma.rdma_disconnect(id);
-                }
-            }
-            events.clear();
+            events.clear(); // an ESTABLISHED queued meanwhile: the rdma_disconnect above has answered it
         }
         if (!accepting && failure instanceof ConnectionRejectedException) {
             state = State.REJECTED;
@@ -342,8 +338,20 @@ final class IbvConnectionId implements ConnectionId {
         }
         peerPrivateData = answer.privateData();
         // the QP took the accept's values (librdmacm moves it to RTR/RTS with the CM's attributes)
-        depths = new ReadDepths(answer.responderResources(), answer.initiatorDepth(), answer.initiatorDepth(), answer.responderResources());
-        state = State.CONNECTED;
+        connected(new ReadDepths(answer.responderResources(), answer.initiatorDepth(), answer.initiatorDepth(), answer.responderResources()));
+    }
+
+    /**
+     * Established: CONNECTED, unless a DISCONNECTED came first (the peer left at once), whose handling could not
+     * flush a QP it did not know to be connected.
+     */
+    private synchronized void connected(final ReadDepths settled) {
+        depths = settled;
+        if (disconnected.reason() == null) {
+            state = State.CONNECTED;
+        } else if (!closed) {
+            Rdma.rdma_disconnect(id);
+        }
     }
 
     @Override
@@ -365,9 +373,8 @@ final class IbvConnectionId implements ConnectionId {
         if (failure != null) {
             throw abandon(failure, true);
         }
-        depths = depths.withLocal(granted(parameters.responderResources(), request.responderResources(), true),
-            granted(parameters.initiatorDepth(), request.initiatorDepth(), false));
-        state = State.CONNECTED;
+        connected(depths.withLocal(granted(parameters.responderResources(), request.responderResources(), true),
+            granted(parameters.initiatorDepth(), request.initiatorDepth(), false)));
     }
 
     /**

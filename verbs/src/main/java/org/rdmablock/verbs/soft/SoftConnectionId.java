@@ -136,9 +136,9 @@ final class SoftConnectionId implements ConnectionId {
             channel = ch;
             connecting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
             final int grantedOrd = Math.min(askedOrd, Math.max(1, reply.ird()));
-            connecting.attach(ch, crc, askedIrd, grantedOrd, rtr, false, this::ended);
             depths = new ReadDepths(askedIrd, grantedOrd, reply.ird(), reply.ord());
-            state = State.CONNECTED;
+            state = State.CONNECTED; // before attach: the connection may end (and say so) as soon as it is attached
+            connecting.attach(ch, crc, askedIrd, grantedOrd, rtr, false, this::ended);
         } catch (final IOException e) {
             throw abandon(ch, connectFailure(e, what, timeout), false);
         } catch (final ConnectionFailedException e) {
@@ -214,9 +214,9 @@ final class SoftConnectionId implements ConnectionId {
                     what + ": the peer's ready-to-receive message (RFC 6581) did not arrive within " + timeout), true);
             }
             accepting.connectionParameters(parameters.retryCount(), parameters.rnrRetryCount());
-            accepting.attach(channel, crc, grantedIrd, grantedOrd, false, request.peerToPeer(), this::ended);
             depths = depths.withLocal(grantedIrd, grantedOrd);
-            state = State.CONNECTED;
+            state = State.CONNECTED; // before attach, as in connect
+            accepting.attach(channel, crc, grantedIrd, grantedOrd, false, request.peerToPeer(), this::ended);
         } catch (final IOException e) {
             throw abandon(channel, new ConnectionFailedException(ConnectionFailedException.Reason.CONNECT_ERROR, VerbsException.ECONNRESET, 0,
                 what + " failed: " + e.getMessage()), true);
