@@ -20,9 +20,12 @@ public interface ConnectionId extends AutoCloseable {
         REQUESTED,
         /** Established: the QP is in RTS. */
         CONNECTED,
-        /** Rejected by the passive side, or rejected by us. */
+        /** Rejected by the passive side (or nobody listened), or rejected by us. */
         REJECTED,
-        /** Disconnected by either side, or the peer vanished. */
+        /**
+         * Disconnected by either side, the peer vanished or the device went away ({@link #disconnectReason()}), or
+         * a connect or accept failed without a rejection.
+         */
         DISCONNECTED
     }
 
