@@ -53,11 +53,6 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
         void set(VerbsProvider provider, PortAttributes.State state);
     }
 
-    /** This fixture with {@code other} as the address the tests listen on and connect to. */
-    public ProviderFixture at(final InetAddress other) {
-        return new ProviderFixture(name, factory, other, portEvents, udGidIndex, ucThroughConnectionManager, knownIssues, address6);
-    }
-
     @Override
     public String toString() {
         return name;
@@ -83,7 +78,7 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
     /** The soft provider on loopback. */
     public static ProviderFixture soft() {
         return new ProviderFixture("soft", SoftProvider::new, address("127.0.0.1"),
-            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0, true, java.util.Set.of(), address("::1"));
+            (provider, state) -> ((SoftProvider) provider).setPortState(state), 0, true, java.util.Set.of(), ipv6Loopback());
     }
 
     /**
@@ -109,6 +104,16 @@ public record ProviderFixture(String name, Supplier<VerbsProvider> factory, Inet
                 throw new IllegalStateException(e);
             }
         };
+    }
+
+    /** ::1 where this host can listen on it (a container may have IPv6 off), else null. */
+    private static InetAddress ipv6Loopback() {
+        final InetAddress loopback = address("::1");
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, loopback)) {
+            return probe.isBound() ? loopback : null;
+        } catch (final java.io.IOException e) {
+            return null;
+        }
     }
 
     private static InetAddress address(final String text) {
