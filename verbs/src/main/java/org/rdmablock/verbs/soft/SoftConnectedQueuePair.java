@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.DisconnectReason;
 import org.rdmablock.verbs.QueuePairAttributes;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
@@ -73,6 +74,8 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private OutstandingReads orq;
     private InboundRequests irq;
     private Runnable onClosed;
+    /** Why the connection ended when the QP knows better than "the peer closed" (see {@link #endCause()}); else null. */
+    private volatile DisconnectReason endCause;
     /** The channel's keys with the CQs' readiness selectors (see {@link SoftCompletionQueue#watch}); null when none. */
     private SelectionKey recvReadiness;
     private SelectionKey sendReadiness;
@@ -721,6 +724,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             }
             return Math.max(0, n);
         } catch (final IOException e) {
+            endCause = DisconnectReason.CONNECTION_LOST; // a reset, not the peer's orderly close
             connectionLost(e.getMessage());
             return 1;
         }
@@ -1065,8 +1069,17 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             }
         }
         terminatePending = false;
+        endCause = DisconnectReason.TRANSPORT_TIMEOUT;
         enterError();
         abort(); // an unanswering peer gets no goodbye: the connection is reset and the disconnect raised
+    }
+
+    /**
+     * Why the connection ended, where the QP saw it: TRANSPORT_TIMEOUT after the peer stayed silent, CONNECTION_LOST
+     * after a socket error; null otherwise (an orderly close by the peer, or an end this side caused).
+     */
+    DisconnectReason endCause() {
+        return endCause;
     }
 
     /** TCP keepalive on the connection: an idle connection to a vanished host is reset by the kernel in time. */

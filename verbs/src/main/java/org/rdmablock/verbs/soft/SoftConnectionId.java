@@ -282,12 +282,14 @@ final class SoftConnectionId implements ConnectionId {
     }
 
     /**
-     * The QP's connection closed. The QP does not say why, so the cause is inferred: this side asked, or the
-     * device is going away, else the peer closed (an orderly close and a reset are not told apart yet).
+     * The QP's connection closed: this side asked, or the device is going away, or the QP saw why (the peer fell
+     * silent, the socket failed), else the peer closed it.
      */
     private void ended() {
-        ended(localDisconnect ? DisconnectReason.LOCAL_DISCONNECT
-            : context.device().removed() ? DisconnectReason.DEVICE_REMOVED : DisconnectReason.PEER_DISCONNECTED);
+        final SoftConnectedQueuePair current = qp;
+        final DisconnectReason seen = current == null ? null : current.endCause();
+        ended(localDisconnect ? DisconnectReason.LOCAL_DISCONNECT : context.device().removed() ? DisconnectReason.DEVICE_REMOVED
+            : seen != null ? seen : DisconnectReason.PEER_DISCONNECTED);
     }
 
     private void ended(final DisconnectReason why) {

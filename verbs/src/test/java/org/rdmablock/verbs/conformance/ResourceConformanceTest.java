@@ -379,9 +379,9 @@ class ResourceConformanceTest {
             pair.server.awaitEvent(AsyncEvent.Type.DEVICE_FATAL, Duration.ofSeconds(10));
             assertEquals(DisconnectReason.DEVICE_REMOVED, seenByHandler.get(10, TimeUnit.SECONDS));
             assertEquals(DisconnectReason.DEVICE_REMOVED, pair.serverId.disconnectReason());
-            // the peer sees its connection end, not a device of its own go away
+            // the peer sees its connection reset (the device vanished without a goodbye), not a device of its own go away
             assertTrue(pair.clientId.awaitDisconnect(ConnectedPair.TIMEOUT));
-            assertEquals(DisconnectReason.PEER_DISCONNECTED, pair.clientId.disconnectReason());
+            assertEquals(DisconnectReason.CONNECTION_LOST, pair.clientId.disconnectReason());
         } finally {
             pair.clientId.close();
             pair.client.close();

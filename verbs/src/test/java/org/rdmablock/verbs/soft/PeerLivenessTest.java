@@ -106,6 +106,7 @@ class PeerLivenessTest {
             assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(0), "the rest flush");
             assertEquals(QueuePairState.ERR, c.qp.state());
             assertTrue(c.id.awaitDisconnect(TIMEOUT), "the disconnect is raised");
+            assertEquals(org.rdmablock.verbs.DisconnectReason.TRANSPORT_TIMEOUT, c.id.disconnectReason(), "and says why");
             assertTrue(peerSeesTheEnd(c.peer), "the peer's connection is reset or closed");
         }
     }
