@@ -269,7 +269,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             if (built == NO_ROOM && writer.isEmpty()) {
                 throw new IllegalStateException("an FPDU does not fit in an empty staging buffer");
             }
-            if (built == NO_ROOM || writer.isBlocked()) {
+            if (built == NO_ROOM) {
                 if (!writer.flush(channel)) {
                     armWrite();
                     return;
@@ -442,14 +442,10 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         retire();
     }
 
-    private boolean fits(final int headerLength, final int payload) {
-        return writer.fits(headerLength, payload <= FpduWriter.COPY_LIMIT ? payload : 0);
-    }
-
     private int buildSendSegment(final SendWqe wqe) {
         final long remaining = wqe.totalLength - wqe.sent;
         final int payload = gather.nextPayload(wqe, MAX_SEGMENT);
-        if (!fits(FpduHeader.UNTAGGED_LENGTH, payload)) {
+        if (!writer.fits(FpduHeader.UNTAGGED_LENGTH, payload)) {
             return NO_ROOM;
         }
         final boolean first = wqe.sent == 0;
@@ -481,7 +477,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             return buildImmediate(wqe);
         }
         final int payload = gather.nextPayload(wqe, MAX_SEGMENT);
-        if (!fits(FpduHeader.TAGGED_LENGTH, payload)) {
+        if (!writer.fits(FpduHeader.TAGGED_LENGTH, payload)) {
             return NO_ROOM;
         }
         final boolean last = payload == remaining;
@@ -613,27 +609,19 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
         final long remaining = irq.headLength() - irq.headSent();
         final SoftMemoryRegion source = irq.headSource();
-        int payload = (int) Math.min(remaining, MAX_SEGMENT);
+        final int payload = (int) Math.min(remaining, MAX_SEGMENT);
         final long sourceOffset = irq.headSourceOffset() + irq.headSent();
-        if (payload > FpduWriter.COPY_LIMIT) {
-            payload = (int) Math.max(FpduWriter.COPY_LIMIT, Math.min(payload, SoftMemoryRegion.viewLimit(sourceOffset)));
-        }
-        if (!fits(FpduHeader.TAGGED_LENGTH, payload)) {
+        if (!writer.fits(FpduHeader.TAGGED_LENGTH, payload)) {
             return NO_ROOM;
         }
-        final ByteBuffer view = payload > FpduWriter.COPY_LIMIT ? writer.payloadView(source, sourceOffset, payload) : null;
         final boolean last = payload == remaining;
         final ByteBuffer buffer = writer.begin(FpduHeader.TAGGED_LENGTH, payload);
         txHeader.wrap(buffer, writer.fpduOffset()).control(RdmapOpcode.READ_RESPONSE, last, 0)
             .tagged(irq.headSinkStag(), irq.headSinkOffset() + irq.headSent());
-        if (view == null) {
-            if (payload > 0) {
-                writer.copyPayload(source.segment(), sourceOffset, payload);
-            }
-            writer.finish();
-        } else {
-            writer.finishGathered(view);
+        if (payload > 0) {
+            writer.copyPayload(source.segment(), sourceOffset, payload);
         }
+        writer.finish();
         irq.addSent(payload);
         if (last) {
             irq.pop();
