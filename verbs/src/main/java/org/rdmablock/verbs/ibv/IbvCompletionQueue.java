@@ -24,7 +24,8 @@ final class IbvCompletionQueue implements CompletionQueue {
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
     private volatile boolean overrun;
-    private boolean closed;
+    /** Volatile: a poll or arm after the CQ was destroyed must fail, not touch freed native memory. */
+    private volatile boolean closed;
     /** Events taken from the channel and not yet acknowledged (ibv_ack_cq_events); guarded by itself. */
     private final int[] unacknowledged = new int[1];
 
@@ -78,7 +79,10 @@ final class IbvCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(final WorkCompletions completions, final int max) {
-        if (overrun) {
+        if (overrun || closed) {
+            if (closed) {
+                throw new VerbsException(VerbsException.EINVAL, "the completion queue is destroyed");
+            }
             throw new VerbsException(VerbsException.EIO, "completion queue overrun: completions were lost (CQ of " + capacity + " entries)");
         }
         final int n = ibv_context_ops.poll_cq.invoke(pollCq, cq, Math.min(max, completions.capacity()), completions.segment());
@@ -96,8 +100,8 @@ final class IbvCompletionQueue implements CompletionQueue {
 
     @Override
     public void requestNotify(final boolean solicitedOnly) {
-        if (channel == null) {
-            throw new VerbsException(VerbsException.EINVAL, "this CQ has no completion channel");
+        if (channel == null || closed) {
+            throw new VerbsException(VerbsException.EINVAL, closed ? "the completion queue is destroyed" : "this CQ has no completion channel");
         }
         IbvContext.check(ibv_context_ops.req_notify_cq.invoke(reqNotifyCq, cq, solicitedOnly ? 1 : 0), "ibv_req_notify_cq");
     }

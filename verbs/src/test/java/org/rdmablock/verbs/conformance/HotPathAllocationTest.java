@@ -153,31 +153,51 @@ class HotPathAllocationTest {
             final boolean soft = fixture.name().equals("soft");
             final ChannelWaiter waiter = new ChannelWaiter(pair.serverChannel, pair.serverCq, soft ? 4000 : 1200, soft ? 2000 : 600);
             final Thread thread = Thread.ofPlatform().name("channel-waiter").start(waiter);
-            for (int i = 0; i < waiter.total; i++) {
-                if (i % 2 == 0) {
-                    pair.serverQp.postReceive(recv);
-                    pair.clientQp.postSend(send);
-                    await(pair.clientCq, wc, 1);
-                } else {
-                    pair.serverChannel.wakeup();
-                }
-                final long deadline = System.nanoTime() + AWAIT_NANOS;
-                while (waiter.done <= i && waiter.failure == null) {
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new AssertionError("the waiter did not wake within 20 s at step " + i);
-                    }
-                    Thread.onSpinWait();
-                }
-                if (waiter.failure != null) {
-                    throw new AssertionError("waiter failed at step " + i, waiter.failure);
-                }
+            try {
+                runChannelSteps(pair, waiter, send, recv, wc);
+            } finally {
+                // the waiter must be gone before the pair's CQ is destroyed: it would arm a freed CQ
+                waiter.stop = true;
+                pair.serverChannel.wakeup();
+                thread.join(AWAIT_NANOS / 1_000_000);
             }
-            thread.join(AWAIT_NANOS / 1_000_000);
+            assertTrue(!thread.isAlive(), "the waiter ended");
             assertTrue(waiter.wrong == 0, waiter.wrong + " wake-ups brought the wrong thing (an event when a wakeup was due, or none)");
             final double perWakeUp = waiter.measuredBytes / (double) (waiter.total - waiter.measureFrom);
             System.out.printf("%s completion channel: %.3f bytes allocated per wake-up over %d wake-ups (half events, half wakeup())%n",
                 fixture.name(), perWakeUp, waiter.total - waiter.measureFrom);
             assertTrue(waiter.measuredBytes >= 0 && perWakeUp <= MAX_BYTES_PER_OP, "await allocated " + perWakeUp + " bytes per wake-up");
+        }
+    }
+
+    /** Even steps: a SEND whose receive completion raises an event; odd steps: a wakeup(). Each waits for the waiter. */
+    private static void runChannelSteps(final ConnectedPair pair, final ChannelWaiter waiter, final SendWorkRequest send,
+                                        final ReceiveWorkRequest recv, final WorkCompletions wc) {
+        final long armDeadline = System.nanoTime() + AWAIT_NANOS;
+        while (!waiter.armed) { // a completion before the CQ is armed raises no event
+            if (System.nanoTime() - armDeadline > 0) {
+                throw new AssertionError("the waiter did not arm the CQ within 20 s");
+            }
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < waiter.total; i++) {
+            if (i % 2 == 0) {
+                pair.serverQp.postReceive(recv);
+                pair.clientQp.postSend(send);
+                await(pair.clientCq, wc, 1);
+            } else {
+                pair.serverChannel.wakeup();
+            }
+            final long deadline = System.nanoTime() + AWAIT_NANOS;
+            while (waiter.done <= i && waiter.failure == null) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("the waiter did not wake within 20 s at step " + i);
+                }
+                Thread.onSpinWait();
+            }
+            if (waiter.failure != null) {
+                throw new AssertionError("waiter failed at step " + i, waiter.failure);
+            }
         }
     }
 
@@ -191,6 +211,8 @@ class HotPathAllocationTest {
         final WorkCompletions wc = new WorkCompletions(4);
         volatile int done;
         volatile int wrong;
+        volatile boolean armed;
+        volatile boolean stop;
         volatile long measuredBytes = -1;
         volatile Throwable failure;
 
@@ -207,15 +229,19 @@ class HotPathAllocationTest {
             final long self = Thread.currentThread().threadId();
             try {
                 cq.requestNotify(false);
+                armed = true;
                 long before = 0;
                 long counting = 0;
-                for (int i = 0; i < total; i++) {
+                for (int i = 0; i < total && !stop; i++) {
                     if (i == measureFrom) {
                         final long first = mx.getThreadAllocatedBytes(self);
                         before = mx.getThreadAllocatedBytes(self);
                         counting = before - first; // what reading the counter allocates
                     }
                     final CompletionQueue woken = channel.awaitEvent(WAIT);
+                    if (stop) {
+                        return;
+                    }
                     if (i % 2 == 0) {
                         if (woken != cq || cq.poll(wc) != 1 || !wc.isSuccess(0)) {
                             wrong++;

@@ -66,7 +66,8 @@ class PostingConformanceTest {
             if (fixture.name().equals("soft")) {
                 assertEquals(0, posted, "the soft provider refuses a chain whole");
             }
-            assertTrue(posted >= 0 && posted <= room, "posted " + posted + " of a queue of " + room);
+            // a device may hold more than the capacity it granted (rxe granted 16 and took 31): only a prefix, short of the chain
+            assertTrue(posted >= 0 && posted < length, "posted " + posted + " of a chain of " + length);
             // exactly the posted head completes, in order, and only its data arrives
             final List<Wc> done = posted == 0 ? List.of() : Completions.await(pair.clientCq, posted, ConnectedPair.TIMEOUT);
             for (int i = 0; i < posted; i++) {
@@ -78,9 +79,10 @@ class PostingConformanceTest {
             assertArrayEquals(new byte[8 * (length - posted)], bytes(target.segment(), 8L * posted, 8 * (length - posted)),
                 "the refused requests wrote nothing");
             // the QP is fine: the unposted tail, cut to what fits, goes through
-            chain[posted + room - 1].next(null);
+            final int tail = Math.min(room, length - posted);
+            chain[posted + tail - 1].next(null);
             pair.clientQp.postSend(chain[posted]);
-            assertEquals(room, Completions.await(pair.clientCq, room, ConnectedPair.TIMEOUT).stream()
+            assertEquals(tail, Completions.await(pair.clientCq, tail, ConnectedPair.TIMEOUT).stream()
                 .filter(wc -> wc.status() == WcStatus.SUCCESS).count());
         }
     }

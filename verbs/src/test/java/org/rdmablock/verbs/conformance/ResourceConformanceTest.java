@@ -115,16 +115,18 @@ class ResourceConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void declaredWindowErrorLeakStillStallsTheTeardown(final ProviderFixture fixture) throws Exception {
-        // the window error paths above are skipped where this bug is declared; this proves, each run, that it is there
-        assumeTrue(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK), "only where " + ProviderFixture.RXE_WINDOW_ERROR_LEAK + " is declared");
+        // the window error paths above are skipped where this bug is declared; this proves, each run, that it is
+        // there. The proof stalls the teardown about 50 s, so the harness runs it alone in a JVM of its own beside
+        // the suite (the stall sleeps in the kernel) with -Drdmablock.conformance.proveWindowLeak=true.
+        assumeTrue(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK) && Boolean.getBoolean("rdmablock.conformance.proveWindowLeak"),
+            "only where " + ProviderFixture.RXE_WINDOW_ERROR_LEAK + " is declared, in the harness's JVM for the proof");
         final ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC);
         long teardown;
         try {
+            // a WRITE through a window that grants READ only: the rights check fails inside the window (an access
+            // through an invalidated window does not leak: rxe refuses the rkey before taking the reference)
             final MemoryRegion region = pair.server.register(4096, ALL | AccessFlags.MW_BIND);
-            final MemoryWindow window = boundWindow(pair, region, 4096, AccessFlags.REMOTE_WRITE);
-            pair.serverQp.postSend(new SendWorkRequest().opcode(SendOpcode.LOCAL_INV).invalidateRkey(window.rkey())
-                .flags(SendFlags.SIGNALED));
-            assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.serverCq).status());
+            final MemoryWindow window = boundWindow(pair, region, 1024, AccessFlags.REMOTE_READ);
             final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
             final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                 .remote(region.address(), window.rkey());
