@@ -114,6 +114,7 @@ class ResourceConformanceTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    @org.junit.jupiter.api.Timeout(value = 300, unit = java.util.concurrent.TimeUnit.SECONDS) // the stall is 50 s per object
     void declaredWindowErrorLeakStillStallsTheTeardown(final ProviderFixture fixture) throws Exception {
         // the window error paths above are skipped where this bug is declared; this proves, each run, that it is
         // there. The proof stalls the teardown about 50 s, so the harness runs it alone in a JVM of its own beside
