@@ -54,16 +54,10 @@ class PerfToolsTest {
 
     @Test
     void rpingServerAndClientEchoEveryPingAndTheServerEndsWhenTheClientLeaves() throws Exception {
-        final java.io.ByteArrayOutputStream serverLog = new java.io.ByteArrayOutputStream();
         try (VerbsProvider serverSide = VerbsProvider.load("soft"); VerbsProvider clientSide = VerbsProvider.load("soft")) {
-            final java.util.concurrent.CompletableFuture<Integer> served = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new Rping(serverSide, 64, new java.io.PrintStream(serverLog, true)).server(new InetSocketAddress(LOOPBACK, 0));
-                } catch (final InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            final int port = awaitListening(serverLog);
+            final RpingServer server = RpingServer.start(serverSide);
+            final java.util.concurrent.CompletableFuture<Integer> served = server.served;
+            final int port = server.port;
             final java.io.ByteArrayOutputStream clientLog = new java.io.ByteArrayOutputStream();
             assertEquals(7, new Rping(clientSide, 64, new java.io.PrintStream(clientLog, true))
                 .client(new InetSocketAddress(LOOPBACK, port), 7));
@@ -74,16 +68,10 @@ class PerfToolsTest {
 
     @Test
     void rpingServerRefusesAPingThatIsNotRpingsPattern() throws Exception {
-        final java.io.ByteArrayOutputStream serverLog = new java.io.ByteArrayOutputStream();
         try (VerbsProvider serverSide = VerbsProvider.load("soft"); VerbsProvider clientSide = VerbsProvider.load("soft")) {
-            final java.util.concurrent.CompletableFuture<Integer> served = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new Rping(serverSide, 64, new java.io.PrintStream(serverLog, true)).server(new InetSocketAddress(LOOPBACK, 0));
-                } catch (final InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            final int port = awaitListening(serverLog);
+            final RpingServer server = RpingServer.start(serverSide);
+            final java.util.concurrent.CompletableFuture<Integer> served = server.served;
+            final int port = server.port;
             // the client numbers its pings from 3: the server's first read says "rdma-ping-3" where rping says 0
             final Rping client = new Rping(clientSide, 64, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true));
             assertThrows(IllegalStateException.class, () -> client.client(new InetSocketAddress(LOOPBACK, port), 2, 3));
@@ -91,6 +79,21 @@ class PerfToolsTest {
                 () -> served.get(20, TimeUnit.SECONDS));
             assertTrue(failed.getCause().getMessage().contains("ping 0: the data read differs from rping's pattern"),
                 failed.getCause().getMessage());
+        }
+    }
+
+    /** A soft rping server on a loopback port, serving on another thread. */
+    private record RpingServer(java.util.concurrent.CompletableFuture<Integer> served, int port) {
+        static RpingServer start(final VerbsProvider provider) throws InterruptedException {
+            final java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+            final java.util.concurrent.CompletableFuture<Integer> served = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new Rping(provider, 64, new java.io.PrintStream(log, true)).server(new InetSocketAddress(LOOPBACK, 0));
+                } catch (final InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            return new RpingServer(served, awaitListening(log));
         }
     }
 

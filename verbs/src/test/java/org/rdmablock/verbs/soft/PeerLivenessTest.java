@@ -48,45 +48,15 @@ class PeerLivenessTest {
     private static final int RETRIES = 3;
     private static final long GIVE_UP_NANOS = (4096L << ACK_TIMEOUT) * (RETRIES + 1);
 
-    /** One soft QP connected to a scripted peer, with a short transport timeout. */
-    private static final class ToScriptedPeer implements AutoCloseable {
-        final SoftProvider provider = new SoftProvider();
-        final Arena arena = Arena.ofShared();
-        final WirePeer peer = new WirePeer();
-        final CompletionQueue cq;
-        final QueuePair qp;
-        final ProtectionDomain pd;
-        final ConnectionId id;
-
-        ToScriptedPeer() throws Exception {
-            final DeviceContext context = provider.devices().getFirst().open();
-            pd = context.allocateProtectionDomain();
-            cq = context.createCompletionQueue(64, null);
-            id = provider.connectionManager().resolve(peer.address(), TIMEOUT);
-            qp = id.createQueuePair(pd, QueuePairInitAttributes.of(QueuePairType.RC, cq));
-            qp.modify(new QueuePairAttributes().timeout(ACK_TIMEOUT));
-            final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(
-                new ConnectionParameters(new byte[0], 4, 4, RETRIES, 7), TIMEOUT));
-            peer.accept(4, 4);
-            connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            peer.await(RdmapOpcode.RDMA_WRITE, TIMEOUT); // the RTR
-        }
-
-        MemoryRegion register(final int size) {
-            return pd.registerMemory(arena.allocate(size, 64), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
-        }
-
-        @Override
-        public void close() throws Exception {
-            provider.close();
-            peer.close();
-            arena.close();
-        }
+    /** A soft QP connected to a scripted peer, with a short transport timeout. */
+    private static ScriptedConnection connect() throws Exception {
+        return new ScriptedConnection(new ConnectionParameters(new byte[0], 4, 4, RETRIES, 7),
+            qp -> qp.modify(new QueuePairAttributes().timeout(ACK_TIMEOUT)), 4);
     }
 
     @Test
     void aPeerThatStopsAnsweringFailsTheWaitingWorkWithRetryExceededAndDisconnects() throws Exception {
-        try (ToScriptedPeer c = new ToScriptedPeer()) {
+        try (ScriptedConnection c = connect()) {
             final MemoryRegion buffer = c.register(64);
             final SendWorkRequest send = new SendWorkRequest().wrId(1).opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
             send.sgl().add(buffer, 0, 64);
@@ -113,7 +83,7 @@ class PeerLivenessTest {
 
     @Test
     void unsignaledWorkToASilentButLivePeerIsProbedAndNeverTimesOut() throws Exception {
-        try (ToScriptedPeer c = new ToScriptedPeer()) {
+        try (ScriptedConnection c = connect()) {
             final MemoryRegion buffer = c.register(64);
             final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).remote(0x1000, 0x200);
             write.sgl().add(buffer, 0, 64);

@@ -46,44 +46,13 @@ import org.rdmablock.verbs.soft.wire.ReadRequest;
 class SiwQuirksTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    /** One soft QP connected to a scripted peer. */
-    private static final class Connected implements AutoCloseable {
-        final SoftProvider provider = new SoftProvider();
-        final Arena arena = Arena.ofShared();
-        final WirePeer peer;
-        final CompletionQueue cq;
-        final QueuePair qp;
-        final ProtectionDomain pd;
-        final ConnectionId id;
-
-        Connected() throws Exception {
-            peer = new WirePeer();
-            final DeviceContext context = provider.devices().getFirst().open();
-            pd = context.allocateProtectionDomain();
-            cq = context.createCompletionQueue(64, null);
-            id = provider.connectionManager().resolve(peer.address(), TIMEOUT);
-            qp = id.createQueuePair(pd, QueuePairInitAttributes.of(QueuePairType.RC, cq));
-            final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(ConnectionParameters.of(new byte[0]), TIMEOUT));
-            peer.accept(1, 1);
-            connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            peer.await(RdmapOpcode.RDMA_WRITE, TIMEOUT); // the RTR of the peer-to-peer start
-        }
-
-        MemoryRegion register(final int size) {
-            return pd.registerMemory(arena.allocate(size, 64), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
-        }
-
-        @Override
-        public void close() throws Exception {
-            provider.close();
-            peer.close();
-            arena.close();
-        }
+    private static ScriptedConnection connect() throws Exception {
+        return new ScriptedConnection(ConnectionParameters.of(new byte[0]), qp -> { }, 1);
     }
 
     @Test
     void aZeroLengthReadAnsweredWithThePreviousRequestsBytesStillConfirmsTheSend() throws Exception {
-        try (Connected c = new Connected()) {
+        try (ScriptedConnection c = connect()) {
             final MemoryRegion buffer = c.register(16);
             final WorkCompletions wc = new WorkCompletions(4);
             for (int round = 0; round < 3; round++) {
@@ -108,7 +77,7 @@ class SiwQuirksTest {
     @Test
     void aReadResponseLongerThanARealReadStillTerminates() throws Exception {
         // the tolerance is for the confirmation read's sink only: a real READ's sink is memory, its bounds hold
-        try (Connected c = new Connected()) {
+        try (ScriptedConnection c = connect()) {
             final MemoryRegion sink = c.register(16);
             final SendWorkRequest read = new SendWorkRequest().wrId(7).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                 .remote(0x1000, 0x100);

@@ -1,0 +1,57 @@
+package org.rdmablock.verbs.soft;
+
+import java.lang.foreign.Arena;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.DeviceContext;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.QueuePair;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.soft.wire.RdmapOpcode;
+
+/** One soft RC QP connected, as the active side, to a {@link WirePeer}; the peer has read the RTR. */
+final class ScriptedConnection implements AutoCloseable {
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    final SoftProvider provider = new SoftProvider();
+    final Arena arena = Arena.ofShared();
+    final WirePeer peer = new WirePeer();
+    final CompletionQueue cq;
+    final QueuePair qp;
+    final ProtectionDomain pd;
+    final ConnectionId id;
+
+    /** Connects with {@code parameters}; {@code beforeConnect} may set QP attributes first; the peer grants {@code peerDepth} reads. */
+    ScriptedConnection(final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect, final int peerDepth) throws Exception {
+        final DeviceContext context = provider.devices().getFirst().open();
+        pd = context.allocateProtectionDomain();
+        cq = context.createCompletionQueue(64, null);
+        id = provider.connectionManager().resolve(peer.address(), TIMEOUT);
+        qp = id.createQueuePair(pd, QueuePairInitAttributes.of(QueuePairType.RC, cq));
+        beforeConnect.accept(qp);
+        final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(parameters, TIMEOUT));
+        peer.accept(peerDepth, peerDepth);
+        connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        peer.await(RdmapOpcode.RDMA_WRITE, TIMEOUT); // the RTR of the peer-to-peer start
+    }
+
+    MemoryRegion register(final int size) {
+        return pd.registerMemory(arena.allocate(size, 64), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+    }
+
+    @Override
+    public void close() throws Exception {
+        provider.close();
+        peer.close();
+        arena.close();
+    }
+}
