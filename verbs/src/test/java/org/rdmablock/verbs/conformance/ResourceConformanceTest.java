@@ -106,7 +106,7 @@ class ResourceConformanceTest {
             final Wc invalidated = Completions.awaitOne(pair.serverCq);
             assertEquals(WcStatus.SUCCESS, invalidated.status());
             assertEquals(WcOpcode.LOCAL_INV, invalidated.opcode());
-            assumeFalse(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK), "access through an invalidated window: " + ProviderFixture.RXE_WINDOW_ERROR_LEAK);
+            // an access through an invalidated window is refused by its rkey before rxe takes the window: no leak there
             pair.clientQp.postSend(write);
             assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
         }
@@ -201,7 +201,7 @@ class ResourceConformanceTest {
             }
             assertEquals(window.rkey(), received.invalidatedRkey());
             assertEquals(WcStatus.SUCCESS, Completions.awaitOne(pair.clientCq).status());
-            assumeFalse(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK), "access through an invalidated window: " + ProviderFixture.RXE_WINDOW_ERROR_LEAK);
+            // an access through an invalidated window is refused by its rkey before rxe takes the window: no leak there
             final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
             final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                 .remote(region.address(), window.rkey());
