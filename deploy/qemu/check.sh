@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The QEMU harness's whole check, as .ci/run runs it (root; about 4 minutes here, most of it emulation):
+# The QEMU harness's whole check, as .ci/run runs it (root; about 6 minutes here, most of it emulation):
 #   boot 1 (single-threaded TCG, siw built): the native provider's conformance suite on Soft-RoCE (rxe), and the
 #          soft provider against the kernel's siw with rping, both directions;
 #   boot 2 (multi-threaded TCG): the native provider's perf tools against perftest on rxe.
