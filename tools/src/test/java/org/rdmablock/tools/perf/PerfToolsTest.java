@@ -56,12 +56,10 @@ class PerfToolsTest {
     void rpingServerAndClientEchoEveryPingAndTheServerEndsWhenTheClientLeaves() throws Exception {
         try (VerbsProvider serverSide = VerbsProvider.load("soft"); VerbsProvider clientSide = VerbsProvider.load("soft")) {
             final RpingServer server = RpingServer.start(serverSide);
-            final java.util.concurrent.CompletableFuture<Integer> served = server.served;
-            final int port = server.port;
             final java.io.ByteArrayOutputStream clientLog = new java.io.ByteArrayOutputStream();
             assertEquals(7, new Rping(clientSide, 64, new java.io.PrintStream(clientLog, true))
-                .client(new InetSocketAddress(LOOPBACK, port), 7));
-            assertEquals(7, served.get(20, TimeUnit.SECONDS), "pings the server echoed before the client left");
+                .client(new InetSocketAddress(LOOPBACK, server.port()), 7));
+            assertEquals(7, server.served().get(20, TimeUnit.SECONDS), "pings the server echoed before the client left");
             assertTrue(clientLog.toString().contains("ping data: rdma-ping-6: GHIJKLMNOPQRSTUVWXYZ"), clientLog.toString());
         }
     }
@@ -70,13 +68,11 @@ class PerfToolsTest {
     void rpingServerRefusesAPingThatIsNotRpingsPattern() throws Exception {
         try (VerbsProvider serverSide = VerbsProvider.load("soft"); VerbsProvider clientSide = VerbsProvider.load("soft")) {
             final RpingServer server = RpingServer.start(serverSide);
-            final java.util.concurrent.CompletableFuture<Integer> served = server.served;
-            final int port = server.port;
             // the client numbers its pings from 3: the server's first read says "rdma-ping-3" where rping says 0
             final Rping client = new Rping(clientSide, 64, new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true));
-            assertThrows(IllegalStateException.class, () -> client.client(new InetSocketAddress(LOOPBACK, port), 2, 3));
+            assertThrows(IllegalStateException.class, () -> client.client(new InetSocketAddress(LOOPBACK, server.port()), 2, 3));
             final java.util.concurrent.ExecutionException failed = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> served.get(20, TimeUnit.SECONDS));
+                () -> server.served().get(20, TimeUnit.SECONDS));
             assertTrue(failed.getCause().getMessage().contains("ping 0: the data read differs from rping's pattern"),
                 failed.getCause().getMessage());
         }

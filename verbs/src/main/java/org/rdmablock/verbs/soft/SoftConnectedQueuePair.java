@@ -210,8 +210,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             if (registered == null) {
                 connectionLost("channel closed before registration");
             } else if (type == QueuePairType.RC) {
-                heardOrWaitingSince = System.nanoTime();
-                agent.watch(this);
+                agent.watch(this); // the sweep starts its clock when it first sees work waiting
             }
         });
         drive();

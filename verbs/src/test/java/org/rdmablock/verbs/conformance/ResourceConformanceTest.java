@@ -126,14 +126,7 @@ class ResourceConformanceTest {
         try {
             // a WRITE through a window that grants READ only: the rights check fails inside the window (an access
             // through an invalidated window does not leak: rxe refuses the rkey before taking the reference)
-            final MemoryRegion region = pair.server.register(4096, ALL | AccessFlags.MW_BIND);
-            final MemoryWindow window = boundWindow(pair, region, 1024, AccessFlags.REMOTE_READ);
-            final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
-            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
-                .remote(region.address(), window.rkey());
-            write.sgl().add(local, 0, 64);
-            pair.clientQp.postSend(write);
-            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status(), "the access itself is refused");
+            writeThroughAReadOnlyWindowIsRefused(pair, 4096);
         } finally {
             final long start = System.nanoTime();
             pair.close();
@@ -145,6 +138,18 @@ class ResourceConformanceTest {
 
     /** Teardown after a refused access through a window takes at least this long where the rxe leak is present. */
     private static final long WINDOW_LEAK_STALL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+
+    /** A WRITE through a window over a {@code regionSize}-byte region that grants REMOTE_READ only completes REM_ACCESS_ERR. */
+    private static void writeThroughAReadOnlyWindowIsRefused(final ConnectedPair pair, final long regionSize) {
+        final MemoryRegion region = pair.server.register(regionSize, ALL | AccessFlags.MW_BIND);
+        final MemoryWindow window = boundWindow(pair, region, 1024, AccessFlags.REMOTE_READ);
+        final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
+        final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+            .remote(region.address(), window.rkey());
+        write.sgl().add(local, 0, 64);
+        pair.clientQp.postSend(write);
+        assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status(), "the window grants REMOTE_READ only");
+    }
 
     /** A window over the first {@code length} bytes of {@code region}, bound through the server's QP. */
     private static MemoryWindow boundWindow(final ConnectedPair pair, final MemoryRegion region, final long length, final int rights) {
@@ -160,14 +165,7 @@ class ResourceConformanceTest {
     void memoryWindowRejectsAccessOutsideItsRangeAndRights(final ProviderFixture fixture) throws Exception {
         assumeFalse(fixture.has(ProviderFixture.RXE_WINDOW_ERROR_LEAK), ProviderFixture.RXE_WINDOW_ERROR_LEAK);
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
-            final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
-            final MemoryWindow window = boundWindow(pair, region, 1024, AccessFlags.REMOTE_READ);
-            final MemoryRegion local = pair.client.register(64, AccessFlags.LOCAL_WRITE);
-            final SendWorkRequest write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
-                .remote(region.address(), window.rkey());
-            write.sgl().add(local, 0, 64);
-            pair.clientQp.postSend(write); // the window grants REMOTE_READ only
-            assertEquals(WcStatus.REM_ACCESS_ERR, Completions.awaitOne(pair.clientCq).status());
+            writeThroughAReadOnlyWindowIsRefused(pair, 8192);
         }
         try (ConnectedPair pair = new ConnectedPair(fixture, QueuePairType.RC)) {
             final MemoryRegion region = pair.server.register(8192, ALL | AccessFlags.MW_BIND);
