@@ -1,0 +1,52 @@
+package org.rdmablock.target.config;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * One logical unit.
+ *
+ * @param number            the LUN, 0..16383 (SAM flat addressing)
+ * @param backend           where its blocks live
+ * @param path              file of a {@code file} LUN, directory of a {@code rocksdb} LUN (absolute, resolved against
+ *                          the config file's directory); null for {@code memory} and {@code null}
+ * @param sizeBytes         capacity in bytes, a multiple of blockSize
+ * @param blockSize         logical block size, 512 or 4096
+ * @param readOnly          writes fail with DATA PROTECT
+ * @param writeCache        durability policy
+ * @param directIo          {@code file} only: open with O_DIRECT
+ * @param blockCacheBytes   {@code rocksdb} only: block cache size
+ * @param allowedInitiators initiator port ids allowed to use it; empty means any initiator
+ */
+public record LunConfig(int number, BackendKind backend, Path path, long sizeBytes, int blockSize, boolean readOnly,
+                        WriteCachePolicy writeCache, boolean directIo, long blockCacheBytes,
+                        List<InitiatorPortId> allowedInitiators) {
+    public LunConfig {
+        allowedInitiators = List.copyOf(allowedInitiators);
+    }
+
+    /** Whether the initiator with this port id may use the LUN. */
+    public boolean allows(InitiatorPortId initiator) {
+        return allowedInitiators.isEmpty() || allowedInitiators.contains(initiator);
+    }
+
+    /** Where a LUN's blocks are kept. */
+    public enum BackendKind {
+        /** A sparse file, positional I/O (TOML {@code "file"}). */
+        FILE,
+        /** RocksDB, blocks keyed by LUN and block group (TOML {@code "rocksdb"}). */
+        ROCKSDB,
+        /** Heap-free native memory, lost at exit (TOML {@code "memory"}). */
+        MEMORY,
+        /** Reads zeroes, discards writes: for benchmarks (TOML {@code "null"}). */
+        NULL
+    }
+
+    /** When a write is durable. */
+    public enum WriteCachePolicy {
+        /** Durable before the response (TOML {@code "write-through"}); the LUN reports WCE=0. */
+        WRITE_THROUGH,
+        /** Durable after FUA or SYNCHRONIZE CACHE (TOML {@code "write-back"}); the LUN reports WCE=1. */
+        WRITE_BACK
+    }
+}

@@ -1,0 +1,36 @@
+package org.rdmablock.target.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The whole configuration of one target daemon, as read from its TOML file (or the embedded default). Immutable
+ * and validated: every value in it is one the daemon can run with.
+ *
+ * @param source   where it was read from (a file, or {@code <embedded default>}); errors and logs name it
+ * @param listen   where the daemon listens for initiators
+ * @param identity what initiators name the target by
+ * @param channel  per-channel (per RDMA connection) limits negotiated at login
+ * @param pipeline the command pipeline's sizes and modes
+ * @param timeouts when idle channels and stuck commands are given up
+ * @param luns     the logical units, sorted by number, numbers unique
+ */
+public record TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
+                           PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns) {
+    public TargetConfig {
+        Objects.requireNonNull(source);
+        Objects.requireNonNull(listen);
+        Objects.requireNonNull(identity);
+        Objects.requireNonNull(channel);
+        Objects.requireNonNull(pipeline);
+        Objects.requireNonNull(timeouts);
+        luns = List.copyOf(luns);
+    }
+
+    /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */
+    public static Path baseDirectory(Path configFile) {
+        Path parent = configFile == null ? null : configFile.toAbsolutePath().getParent();
+        return parent != null ? parent : Path.of("").toAbsolutePath();
+    }
+}
