@@ -1,6 +1,7 @@
 package org.rdmablock.protocol.scsi;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -68,7 +69,10 @@ public final class LogicalUnitTable {
      */
     public void execute(long lunField, ScsiCommand cmd) {
         LogicalUnit unit = get(LunAddress.decode(lunField));
-        if (unit != null) {
+        if (cmd.cdbLength() > 0 && Byte.toUnsignedInt(cmd.cdb().get(ValueLayout.JAVA_BYTE, 0)) == ScsiOpcode.REPORT_LUNS) {
+            // The table answers for its own inventory: one unit may sit in several tables (per-initiator views).
+            executeWithoutUnit(cmd);
+        } else if (unit != null) {
             unit.execute(cmd);
         } else {
             executeWithoutUnit(cmd);

@@ -187,6 +187,26 @@ public final class ScsiCommand {
         return decoder;
     }
 
+    /**
+     * Ends the command, without executing it, in CHECK CONDITION with {@code code} (fixed-format sense) and no data
+     * moved in either direction: for failures a transport finds before or around the engine (a descriptor it cannot
+     * use, an RDMA error while moving data-out, an abort). The completion runs exactly once, on this thread.
+     */
+    public void failWithoutExecuting(SenseCode code) {
+        begin(null);
+        checkCondition(SenseFormat.FIXED, code, -1, SenseData.NO_FIELD, false, -1);
+    }
+
+    /**
+     * Ends the command, without executing it, with a status that carries no sense ({@link ScsiStatus#BUSY},
+     * {@link ScsiStatus#TASK_SET_FULL}, {@link ScsiStatus#TASK_ABORTED}) and no data moved.
+     */
+    public void finishWithStatus(int scsiStatus) {
+        begin(null);
+        status = scsiStatus;
+        complete();
+    }
+
     // ---- engine side ----
 
     void begin(LogicalUnit executingUnit) {

@@ -17,7 +17,17 @@ public enum SenseCode {
     SPACE_ALLOCATION_FAILED_WRITE_PROTECT(SenseKey.DATA_PROTECT, 0x27, 0x07),
     WRITE_ERROR(SenseKey.MEDIUM_ERROR, 0x0C, 0x00),
     UNRECOVERED_READ_ERROR(SenseKey.MEDIUM_ERROR, 0x11, 0x00),
-    INTERNAL_TARGET_FAILURE(SenseKey.HARDWARE_ERROR, 0x44, 0x00);
+    INTERNAL_TARGET_FAILURE(SenseKey.HARDWARE_ERROR, 0x44, 0x00),
+    /** A transport's descriptor or length in the command IU is unusable (SPC-4: INVALID FIELD IN COMMAND INFORMATION UNIT). */
+    INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT(SenseKey.ILLEGAL_REQUEST, 0x0E, 0x03),
+    /** The transport failed to move the data (an RDMA READ or WRITE error): the command may be retried. */
+    DATA_PHASE_ERROR(SenseKey.ABORTED_COMMAND, 0x4B, 0x00),
+    /** The command was aborted by a task management function of another I_T nexus, or timed out in the target. */
+    COMMANDS_CLEARED_BY_ANOTHER_INITIATOR(SenseKey.UNIT_ATTENTION, 0x2F, 0x00),
+    /** The command did not finish within the target's command timeout. */
+    COMMAND_TIMEOUT_DURING_PROCESSING(SenseKey.ABORTED_COMMAND, 0x2E, 0x02),
+    /** The LUN inventory of this I_T nexus changed (a reload added or removed units), as Linux's LIO reports it. */
+    REPORTED_LUNS_DATA_HAS_CHANGED(SenseKey.UNIT_ATTENTION, 0x3F, 0x0E);
 
     private final int senseKey;
     private final int asc;

@@ -1,0 +1,112 @@
+package org.rdmablock.target.srp;
+
+import org.rdmablock.verbs.CompletionChannel;
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.WorkCompletions;
+
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The duty-cycle agent between the completion queue and the pipeline: polls a batch of completions and publishes
+ * each into the ring, routing by its work request id alone ({@link WorkRequestIds}). When the CQ is empty it backs
+ * off (spin, yield, then short parks) or, in event mode, arms the CQ and sleeps on its completion channel. Every
+ * idle period of {@link #TICK_NANOS} it publishes a tick so that the intake stage does its housekeeping.
+ *
+ * <p>Runs on its own thread; the only thread that polls the CQ and the ring's only producer.
+ */
+final class CompletionPoller implements Runnable {
+    private static final Logger LOG = Logger.getLogger(CompletionPoller.class.getName());
+    /** Completions taken per poll. */
+    static final int BATCH = 64;
+    /** Empty polls spent spinning, then yielding, before the poller parks. */
+    private static final int SPINS = 200;
+    private static final int YIELDS = 100;
+    private static final long PARK_NANOS = 50_000;
+    /** How often an idle poller lets the intake stage run its housekeeping. */
+    static final long TICK_NANOS = 10_000_000;
+    private static final Duration TICK = Duration.ofNanos(TICK_NANOS);
+
+    private final CompletionQueue cq;
+    private final CompletionChannel channel;
+    private final CommandPipeline pipeline;
+    private final WorkCompletions completions = new WorkCompletions(BATCH);
+    private volatile boolean running = true;
+    private int idle;
+    private long lastTick = System.nanoTime();
+
+    CompletionPoller(final CompletionQueue cq, final CompletionChannel channel, final CommandPipeline pipeline) {
+        this.cq = cq;
+        this.channel = channel;
+        this.pipeline = pipeline;
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                final int work = doWork();
+                if (work == 0) {
+                    idle();
+                } else {
+                    idle = 0;
+                }
+            }
+        } catch (RuntimeException e) {
+            if (running) {
+                LOG.log(Level.SEVERE, "completion poller stopped", e);
+            }
+        }
+    }
+
+    /** One duty cycle: polls one batch and publishes it; returns the number of completions handled. */
+    int doWork() {
+        final int n = cq.poll(completions);
+        for (int i = 0; i < n; i++) {
+            final long id = completions.wrId(i);
+            pipeline.publish(WorkRequestIds.kind(id), WorkRequestIds.channel(id), WorkRequestIds.index(id),
+                    completions.byteLength(i), completions.statusCode(i));
+        }
+        final long now = System.nanoTime();
+        if (now - lastTick >= TICK_NANOS || (n == 0 && pipeline.hasFailedPosts())) {
+            lastTick = now;
+            pipeline.tick();
+        }
+        return n;
+    }
+
+    private void idle() {
+        idle++;
+        if (channel != null) {
+            if (idle > SPINS) {
+                cq.requestNotify(false);
+                if (doWork() == 0) {
+                    try {
+                        channel.awaitEvent(TICK);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        running = false;
+                    }
+                }
+                idle = 0;
+            }
+            return;
+        }
+        if (idle <= SPINS) {
+            Thread.onSpinWait();
+        } else if (idle <= SPINS + YIELDS) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(PARK_NANOS);
+        }
+    }
+
+    void stop() {
+        running = false;
+        if (channel != null) {
+            channel.wakeup();
+        }
+    }
+}

@@ -1,0 +1,313 @@
+package org.rdmablock.target.srp;
+
+import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.srp.SrpLoginReject;
+import org.rdmablock.protocol.srp.SrpLoginRequest;
+import org.rdmablock.protocol.srp.SrpLoginResponse;
+import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.config.PipelineConfig;
+import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.verbs.CompletionChannel;
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.ConnectionListener;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.DeviceContext;
+import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.QueuePair;
+import org.rdmablock.verbs.QueuePairCapabilities;
+import org.rdmablock.verbs.QueuePairInitAttributes;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.VerbsProvider;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * An SRP target on one verbs provider: listens on the configured address, logs initiators in (one
+ * {@link SrpChannel} per RC connection) and serves their commands through the {@link CommandPipeline}.
+ *
+ * <pre>
+ *  login thread:  listen ─► connect request ─► LoginNegotiation ─► QP, receives ─► accept(LOGIN_RSP) / reject(LOGIN_REJ)
+ *  poller thread: CQ ─► CompletionPoller ─► CommandPipeline (intake ─► backend threads) ─► responses
+ * </pre>
+ *
+ * The device resources (PD, CQ, registered data and response memory, the pipeline) are made when the first
+ * initiator connects, from that connection's device context: on the native provider rdma_cm chooses the device by
+ * address, and every channel must share one PD and CQ.
+ */
+public final class SrpTarget implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(SrpTarget.class.getName());
+    /** How long the login thread waits for a request before it checks whether the target is stopping. */
+    private static final Duration LISTEN_POLL = Duration.ofMillis(200);
+    /** Registered memory for command data: at least this much, and room for four commands of the largest size. */
+    static final long MIN_DATA_BYTES = 64L << 20;
+
+    private final TargetConfig config;
+    private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
+    private final VerbsProvider provider;
+    private final ConnectionListener listener;
+    private final Thread loginThread;
+    private volatile boolean running = true;
+    private DeviceContext context;
+    private ProtectionDomain pd;
+    private CompletionChannel completionChannel;
+    private CompletionQueue cq;
+    private CommandPipeline pipeline;
+    private CompletionPoller poller;
+    private Thread pollerThread;
+
+    /**
+     * Starts listening.
+     *
+     * @param unitsFor the logical units an initiator may see (its access list applied); null when it may see none
+     */
+    public static SrpTarget start(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor) {
+        final VerbsProvider provider = VerbsProvider.load(config.listen().provider());
+        try {
+            return new SrpTarget(config, unitsFor, provider);
+        } catch (RuntimeException e) {
+            provider.close();
+            throw e;
+        }
+    }
+
+    private SrpTarget(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
+                      final VerbsProvider provider) {
+        this.config = config;
+        this.unitsFor = Objects.requireNonNull(unitsFor);
+        this.provider = provider;
+        this.listener = provider.connectionManager().listen(
+                new InetSocketAddress(config.listen().address(), config.listen().port()), 64);
+        this.loginThread = Thread.ofPlatform().name("srp-login").daemon().start(this::acceptLogins);
+    }
+
+    /** The address listened on (with the real port when 0 was configured). */
+    public InetSocketAddress localAddress() {
+        return listener.localAddress();
+    }
+
+    /** The verbs provider's name (soft or native). */
+    public String providerName() {
+        return provider.name();
+    }
+
+    /** The 16-byte target port id as 32 hex digits: id_ext then ioc_guid. */
+    public String targetPortId() {
+        return String.format("%016x%016x", config.identity().idExt(), config.identity().iocGuid());
+    }
+
+    /** Channels logged in now. */
+    public int channelCount() {
+        final CommandPipeline p = pipeline;
+        if (p == null) {
+            return 0;
+        }
+        int n = 0;
+        for (int i = 0; i < p.channels.length(); i++) {
+            if (p.channels.get(i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Commands answered since start. */
+    public long commandsCompleted() {
+        final CommandPipeline p = pipeline;
+        return p == null ? 0 : p.commandsCompleted.get();
+    }
+
+    /** Free command slots and data chunks in use (what a leak test watches). */
+    public String resourceSnapshot() {
+        final CommandPipeline p = pipeline;
+        return p == null ? "no pipeline" : "free slots " + p.freeSlots() + ", data chunks in use " + p.dataChunksInUse();
+    }
+
+    int freeSlots() {
+        return pipeline == null ? config.pipeline().ringSize() : pipeline.freeSlots();
+    }
+
+    int dataChunksInUse() {
+        return pipeline == null ? 0 : pipeline.dataChunksInUse();
+    }
+
+    private void acceptLogins() {
+        while (running) {
+            final ConnectionId request;
+            try {
+                request = listener.nextRequest(LISTEN_POLL);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                if (running) {
+                    LOG.log(Level.WARNING, "listener failed", e);
+                }
+                return;
+            }
+            if (request != null) {
+                try {
+                    login(request);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "login from " + request.remoteAddress() + " failed", e);
+                    request.close();
+                }
+            }
+        }
+    }
+
+    private void login(final ConnectionId request) {
+        final LoginNegotiation login = LoginNegotiation.of(request.privateData(), config.identity(), config.channel());
+        if (login.rejectReason == 0 && !ensureDeviceResources(request.context())) {
+            login.rejectReason = SrpLoginReject.REASON_INSUFFICIENT_RESOURCES;
+            login.rejectWhy = "the target serves one RDMA device; this connection came in on another";
+        }
+        final LogicalUnitTable units = login.rejectReason == 0 ? unitsFor.apply(login.initiator) : null;
+        if (login.rejectReason == 0 && units == null) {
+            login.rejectReason = SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL;
+            login.rejectWhy = "initiator " + login.initiator + " is on no LUN's access list";
+        }
+        final int channelId = login.rejectReason == 0 ? freeChannelId() : -1;
+        if (login.rejectReason == 0 && channelId < 0) {
+            login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
+            login.rejectWhy = "all " + config.channel().maxChannels() + " channels are in use";
+        }
+        if (login.rejectReason != 0) {
+            LOG.info("login from " + request.remoteAddress() + " rejected: " + login.rejectWhy);
+            request.reject(login.rejectPrivateData());
+            request.close();
+            return;
+        }
+        final int multichannel = applyMultichannelAction(login);
+        final int credits = config.channel().credits();
+        final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
+                new QueuePairCapabilities(credits * (CommandSlot.MAX_DESCRIPTORS + 1) + 1,
+                        credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
+        final SrpChannel channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
+                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset);
+        channel.postAllReceives();
+        pipeline.channels.set(channelId, channel);
+        final ConnectionId.ReadDepths depths = request.readDepths();
+        final int ord = depths.peerResponderResources() > 0 ? Math.min(16, depths.peerResponderResources()) : 16;
+        final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(16, depths.peerInitiatorDepth()) : 0;
+        try {
+            request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
+        } catch (RuntimeException e) {
+            // Nothing was served yet: the QP goes with the id, its receives without completions.
+            pipeline.channels.compareAndSet(channelId, channel, null);
+            channel.release();
+            throw e;
+        }
+        LOG.info(channel + " logged in: " + credits + " credits, IU " + login.requestedIuLength + " bytes, immediate data "
+                + (login.immediateDataOffset != 0 ? "at " + login.immediateDataOffset : "off"));
+    }
+
+    /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
+    private int applyMultichannelAction(final LoginNegotiation login) {
+        final List<SrpChannel> others = new ArrayList<>();
+        for (int i = 0; i < pipeline.channels.length(); i++) {
+            final SrpChannel other = pipeline.channels.get(i);
+            if (other != null && other.initiator.equals(login.initiator) && !other.closing) {
+                others.add(other);
+            }
+        }
+        if (others.isEmpty()) {
+            return SrpLoginResponse.MULTICHANNEL_NO_CHANNEL;
+        }
+        if (login.multichannelAction == SrpLoginRequest.MULTICHANNEL_MULTI) {
+            return SrpLoginResponse.MULTICHANNEL_MAINTAINED;
+        }
+        for (final SrpChannel other : others) {
+            LOG.info(other + " ended: the initiator logged in again with multichannel action SINGLE");
+            other.connection.disconnect(); // its flushed completions drain it through the pipeline
+        }
+        return SrpLoginResponse.MULTICHANNEL_TERMINATED;
+    }
+
+    private int freeChannelId() {
+        for (int i = 0; i < pipeline.channels.length(); i++) {
+            if (pipeline.channels.get(i) == null) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Makes the PD, CQ and pipeline on the first connection's device; false for a connection on another device. */
+    private boolean ensureDeviceResources(final DeviceContext connectionContext) {
+        if (context != null) {
+            return context == connectionContext;
+        }
+        context = connectionContext;
+        final PipelineConfig p = config.pipeline();
+        pd = context.allocateProtectionDomain();
+        completionChannel = p.completions() == PipelineConfig.CompletionMode.EVENT ? context.createCompletionChannel() : null;
+        cq = context.createCompletionQueue(p.cqSize(), completionChannel);
+        final long maxIo = config.channel().maxIoSize();
+        final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
+        final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
+        pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
+                config.channel().maxChannels());
+        poller = new CompletionPoller(cq, completionChannel, pipeline);
+        pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
+        return true;
+    }
+
+    /** Stops listening, disconnects every channel and releases the device resources. */
+    @Override
+    public void close() {
+        running = false;
+        listener.close();
+        try {
+            loginThread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (pipeline != null) {
+            for (int i = 0; i < pipeline.channels.length(); i++) {
+                final SrpChannel channel = pipeline.channels.get(i);
+                if (channel != null) {
+                    channel.connection.disconnect();
+                }
+            }
+            awaitChannelsDrained(Duration.ofSeconds(5));
+            poller.stop();
+            try {
+                pollerThread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            for (int i = 0; i < pipeline.channels.length(); i++) {
+                final SrpChannel channel = pipeline.channels.getAndSet(i, null);
+                if (channel != null) {
+                    channel.release(); // did not drain in time: its QP goes without completions
+                }
+            }
+            pipeline.close();
+            cq.close();
+            if (completionChannel != null) {
+                completionChannel.close();
+            }
+            pd.close();
+        }
+        provider.close();
+    }
+
+    private void awaitChannelsDrained(final Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (channelCount() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

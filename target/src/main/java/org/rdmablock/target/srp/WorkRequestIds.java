@@ -1,0 +1,41 @@
+package org.rdmablock.target.srp;
+
+/**
+ * The 64-bit work request id every post of the target carries, so that the completion poller routes a completion
+ * without a lookup: what the work was (8 bits), which channel (24 bits) and which receive buffer or command slot
+ * (32 bits).
+ *
+ * <pre>
+ *  63      56 55                     32 31                              0
+ *  +---------+-------------------------+--------------------------------+
+ *  |  kind   |       channel id        |  receive index or slot index   |
+ *  +---------+-------------------------+--------------------------------+
+ * </pre>
+ */
+final class WorkRequestIds {
+    /** A receive buffer of a channel: an IU from the initiator. */
+    static final int RECEIVE = 1;
+    /** The SEND of a response IU (SRP_RSP, SRP_T_LOGOUT, ...) of a command slot; signaled, it ends the slot's work. */
+    static final int RESPONSE = 2;
+    /** The last RDMA READ of a command's data-out; signaled, it hands the command to the backend. */
+    static final int DATA_OUT = 3;
+
+    private WorkRequestIds() {
+    }
+
+    static long of(final int kind, final int channel, final int index) {
+        return ((long) kind << 56) | ((long) (channel & 0xFF_FFFF) << 32) | (index & 0xFFFF_FFFFL);
+    }
+
+    static int kind(final long id) {
+        return (int) (id >>> 56);
+    }
+
+    static int channel(final long id) {
+        return (int) (id >>> 32) & 0xFF_FFFF;
+    }
+
+    static int index(final long id) {
+        return (int) id;
+    }
+}
