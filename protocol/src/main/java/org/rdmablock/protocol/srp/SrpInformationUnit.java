@@ -24,6 +24,8 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> {
     static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** The tag is opaque: native order makes a read-then-write an exact byte copy. */
     static final ValueLayout.OfLong TAG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+    /** Source of {@link #clear}: as many zeroes as the longest fixed part of an IU (SRP_LOGIN_REQ's 64 bytes). */
+    private static final MemorySegment ZEROES = MemorySegment.ofArray(new byte[64]);
 
     MemorySegment segment;
     long offset;
@@ -72,9 +74,12 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> {
         return self();
     }
 
-    /** Zeroes {@code length} bytes from the IU's start, as encoders do before setting fields. */
+    /**
+     * Zeroes {@code length} bytes from the IU's start, as encoders do before setting fields. Copies zeroes rather
+     * than filling a slice: the slice is an object, allocated per call whenever the JIT does not inline the fill.
+     */
     final void clear(int length) {
-        segment.asSlice(offset, length).fill((byte) 0);
+        MemorySegment.copy(ZEROES, 0, segment, offset, length);
     }
 
     final int u8(long at) {
