@@ -188,7 +188,9 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
         this.ird = Math.max(1, Math.min(ird, SoftDevice.MAX_IRD));
         this.ord = Math.max(1, Math.min(ord, SoftDevice.MAX_ORD));
-        this.orq = new OutstandingReads(this.ord + 1);
+        // ORD bounds every request the peer must answer, the confirmation reads included: one more would exceed
+        // the peer's IRD (which covers our ORD, no more) and it would terminate the connection
+        this.orq = new OutstandingReads(this.ord);
         this.irq = new InboundRequests(this.ird);
         this.writer = new FpduWriter(crc);
         this.reader = new FpduReader(this, crc, Math.max(maxRecvSge(), caps.maxSendSge()));

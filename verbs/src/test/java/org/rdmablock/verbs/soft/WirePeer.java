@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -64,7 +63,8 @@ final class WirePeer implements AutoCloseable {
     Received next(final Duration timeout) throws IOException {
         channel.socket().setSoTimeout((int) timeout.toMillis());
         try {
-            final var in = Channels.newInputStream(channel);
+            // the socket's own stream: a stream over the channel would ignore the read timeout
+            final var in = channel.socket().getInputStream();
             final byte[] length = in.readNBytes(Fpdu.LENGTH_SIZE);
             if (length.length < Fpdu.LENGTH_SIZE) {
                 throw new EOFException("the soft side closed the connection");
