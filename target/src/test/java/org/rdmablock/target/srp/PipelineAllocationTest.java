@@ -1,0 +1,67 @@
+package org.rdmablock.target.srp;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The pipeline allocates nothing per command: a million 4 KiB commands of each mix through the
+ * {@link CommandPipeline} ({@link PipelineHarness}: fake verbs, null backend), counted with the JVM's per-thread
+ * allocation counters on every thread a command runs on — the injecting thread (poller and initiator), the intake
+ * stage and both backend threads — after a warm-up.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class PipelineAllocationTest {
+    static final int WARMUP = 300_000;
+    static final int MEASURED = 1_000_000;
+    /** Bytes tolerated over the whole measured run for one-time things (a deoptimisation, a lazy JDK init). */
+    static final long ONE_TIME_BYTES = 64 * 1024;
+
+    @ParameterizedTest
+    @EnumSource(PipelineHarness.Mix.class)
+    void aMillionCommandsAllocateNothing(final PipelineHarness.Mix mix) {
+        try (PipelineHarness harness = new PipelineHarness(2, 32, 2, new NullBackend(PipelineHarness.DEVICE_BYTES))) {
+            assertEquals(3, harness.pipelineThreads().size(), "intake and two backend threads: " + harness.pipelineThreads());
+            harness.mix(mix);
+            harness.run(WARMUP);
+            final long[] threads = harness.commandThreadIds();
+            allocated(threads);
+            final long first = allocated(threads);
+            final long before = allocated(threads);
+            final long counting = before - first; // what reading the counters allocates
+            final long[] perThreadBefore = MX.getThreadAllocatedBytes(threads);
+            final long postsBefore = harness.posts;
+            final long start = System.nanoTime();
+            harness.run(MEASURED);
+            final long nanos = System.nanoTime() - start;
+            final long[] perThreadAfter = MX.getThreadAllocatedBytes(threads);
+            final long after = allocated(threads);
+            final long bytes = after - before - counting;
+            if (bytes > ONE_TIME_BYTES) {
+                for (int i = 0; i < threads.length; i++) {
+                    System.out.printf("  thread %s: %d bytes%n", i == 0 ? "injecting" : harness.pipelineThreads().get(i - 1).getName(),
+                            perThreadAfter[i] - perThreadBefore[i]);
+                }
+            }
+            harness.drain();
+            System.out.printf("pipeline %s: %d bytes allocated over %d commands (%.4f bytes/command) on %d threads;"
+                            + " %.2f posts/command; %.0f commands/s%n", mix, bytes, MEASURED, bytes / (double) MEASURED,
+                    threads.length, (harness.posts - postsBefore) / (double) MEASURED, MEASURED / (nanos / 1e9));
+            assertEquals(0, harness.failed, "responses that were not GOOD");
+            assertTrue(bytes <= ONE_TIME_BYTES, mix + " allocated " + bytes + " bytes over " + MEASURED + " commands");
+        }
+    }
+
+    private static final com.sun.management.ThreadMXBean MX = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    static long allocated(final long[] threads) {
+        return Arrays.stream(MX.getThreadAllocatedBytes(threads)).sum();
+    }
+}

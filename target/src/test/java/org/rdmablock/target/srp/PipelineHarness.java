@@ -1,0 +1,274 @@
+package org.rdmablock.target.srp;
+
+import org.HdrHistogram.Histogram;
+import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.LogicalUnit;
+import org.rdmablock.protocol.scsi.LogicalUnitConfig;
+import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.target.config.InitiatorPortId;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@link CommandPipeline} alone, driven as the completion poller drives it but with no transport: SRP_CMD IUs
+ * are written into the channels' receive buffers and their receive completions published; the {@link FakeVerbs}
+ * queue pairs count what the pipeline posts and hand each signaled RDMA READ (DATA_OUT) and response SEND
+ * (RESPONSE) back as a completion, which this thread publishes in turn. The calling thread plays poller and
+ * initiator: it keeps {@code queueDepth} commands in flight per channel, each sent as soon as a response frees
+ * its credit. Records, per command, the nanoseconds from publishing the IU's receive completion to the post of its
+ * response. Nothing here allocates per command.
+ */
+final class PipelineHarness implements AutoCloseable {
+    /** The commands sent, 4 KiB each. */
+    enum Mix {
+        READ, WRITE, WRITE_IMMEDIATE,
+        /** Half READ, half WRITE (RDMA READ data-out), in random order. */
+        MIXED
+    }
+
+    static final int IO_BYTES = 4096;
+    static final int BLOCK_SIZE = 4096;
+    static final int IU_LENGTH = 8276;
+    static final int IMMEDIATE_OFFSET = 68;
+    static final long DEVICE_BYTES = 1L << 40;
+    static final String THREAD_PREFIX = "srp-pipeline-";
+    /** Empty polls spent spinning before this thread starts yielding (the poller's figure). */
+    private static final int SPINS = 200;
+
+    private final Arena arena = Arena.ofShared();
+    final CommandPipeline pipeline;
+    private final FakeVerbs.Completions completions;
+    private final FakeVerbs.Pair[] queuePairs;
+    private final SrpChannel[] channels;
+    private final int queueDepth;
+    private final int receiveCount;
+    /** Injection time by tag; tags are the initiator's: channel × queueDepth + command number within the channel. */
+    private final long[] injectedAt;
+    /** Per channel, the free command numbers (a stack of queueDepth); inFlight[c] of them are taken. */
+    private final int[][] freeTags;
+    private final int[] inFlight;
+    /** The kind of IU each receive buffer holds now (ordinal + 1), so that only tag and LBA change when it repeats. */
+    private final byte[] bufferKind;
+    private final MemorySegment[] templates = new MemorySegment[CommandIus.Kind.values().length];
+    private final int[] templateLength = new int[templates.length];
+    private final List<Thread> pipelineThreads;
+    final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+    private Mix mix = Mix.READ;
+    private long random = 0x9E3779B97F4A7C15L;
+    private int nextChannel;
+    /** Commands answered, work requests posted by the pipeline, responses whose status was not GOOD. */
+    long completed;
+    long posts;
+    long failed;
+
+    PipelineHarness(final int channelCount, final int queueDepth, final int backendThreads, final BlockBackend backend) {
+        this.queueDepth = queueDepth;
+        this.receiveCount = queueDepth + SrpChannel.SPARE_RECEIVES;
+        final int commands = channelCount * queueDepth;
+        final int ringSize = Math.max(1024, Integer.highestOneBit(commands * 4 - 1) << 1);
+        completions = new FakeVerbs.Completions(ringSize * 2);
+        injectedAt = new long[commands];
+        freeTags = new int[channelCount][queueDepth];
+        for (final int[] tags : freeTags) {
+            for (int t = 0; t < queueDepth; t++) {
+                tags[t] = t;
+            }
+        }
+        inFlight = new int[channelCount];
+        bufferKind = new byte[channelCount * receiveCount];
+        final FakeVerbs.Domain pd = new FakeVerbs.Domain();
+        final Set<Thread> before = threadsNamed(THREAD_PREFIX);
+        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, channelCount);
+        final Set<Thread> started = threadsNamed(THREAD_PREFIX);
+        started.removeAll(before);
+        pipelineThreads = List.copyOf(started);
+        final LogicalUnitTable units = units(backend);
+        queuePairs = new FakeVerbs.Pair[channelCount];
+        channels = new SrpChannel[channelCount];
+        for (int c = 0; c < channelCount; c++) {
+            queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt);
+            channels[c] = new SrpChannel(c, null, queuePairs[c], new InitiatorPortId(1, c), units, queueDepth, IU_LENGTH,
+                    IU_LENGTH, IMMEDIATE_OFFSET);
+            channels[c].postAllReceives();
+            pipeline.channels.set(c, channels[c]);
+        }
+        for (final CommandIus.Kind kind : CommandIus.Kind.values()) {
+            templates[kind.ordinal()] = arena.allocate(IU_LENGTH, 8);
+            templateLength[kind.ordinal()] = CommandIus.write(templates[kind.ordinal()], 0, kind, IO_BYTES, BLOCK_SIZE,
+                    0x7f00_0000_0000L, 0x1234, IMMEDIATE_OFFSET);
+        }
+    }
+
+    /** LUN 0 of {@link #BLOCK_SIZE}-byte blocks over {@code backend}, taking commands of up to 1 MiB. */
+    static LogicalUnitTable units(final BlockBackend backend) {
+        final LogicalUnitTable units = new LogicalUnitTable();
+        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("bench").blockSize(BLOCK_SIZE)
+                .maxTransferBytes(1 << 20).build(), backend));
+        return units;
+    }
+
+    void mix(final Mix commands) {
+        this.mix = commands;
+    }
+
+    /** The pipeline's stage threads (intake first, then the backend threads, as the Disruptor started them). */
+    List<Thread> pipelineThreads() {
+        return pipelineThreads;
+    }
+
+    /** Runs until {@code commands} more responses were posted; commands stay in flight across calls. */
+    void run(final long commands) {
+        final long goal = completed + commands;
+        int idle = 0;
+        while (completed < goal) {
+            if (reap() | inject()) {
+                idle = 0;
+            } else {
+                idle(++idle);
+            }
+        }
+    }
+
+    /** Waits until no command is in flight. */
+    void drain() {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int idle = 0;
+        while (inFlight() > 0) {
+            idle = reap() ? 0 : idle + 1;
+            idle(idle);
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(inFlight() + " commands did not complete");
+            }
+        }
+    }
+
+    /**
+     * Backs off as the poller does, short of parking: spins, then yields, so that on a machine with fewer free
+     * cores than busy threads the stages get the CPU this thread would otherwise spin away.
+     */
+    private static void idle(final int count) {
+        if (count <= SPINS) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    private int inFlight() {
+        int n = 0;
+        for (final int c : inFlight) {
+            n += c;
+        }
+        return n;
+    }
+
+    /** Publishes what the fake CQ holds, as the poller would; false when it held nothing. */
+    private boolean reap() {
+        boolean any = false;
+        while (completions.poll()) {
+            any = true;
+            final long id = completions.id;
+            final int kind = WorkRequestIds.kind(id);
+            pipeline.publish(kind, WorkRequestIds.channel(id), WorkRequestIds.index(id), 0, 0);
+            posts += completions.chainLength;
+            if (kind == WorkRequestIds.RESPONSE) {
+                completed++;
+                final int c = (int) completions.tag / queueDepth;
+                freeTags[c][--inFlight[c]] = (int) completions.tag % queueDepth;
+                final long nanos = completions.value;
+                if (nanos < 0) {
+                    failed++;
+                } else {
+                    latency.recordValue(Math.min(nanos, latency.getHighestTrackableValue()));
+                }
+            }
+        }
+        return any;
+    }
+
+    /** Sends an IU into each channel with a free credit and a posted receive, round robin; false when none could. */
+    private boolean inject() {
+        boolean any = false;
+        for (int i = 0; i < channels.length; i++) {
+            final int c = nextChannel;
+            nextChannel = c + 1 == channels.length ? 0 : c + 1;
+            if (inFlight[c] >= queueDepth) {
+                continue;
+            }
+            final int index = queuePairs[c].receives().take();
+            if (index < 0) {
+                continue;
+            }
+            final CommandIus.Kind kind = nextKind();
+            final int buffer = c * receiveCount + index;
+            final MemorySegment buffers = channels[c].receiveRegion.segment();
+            final long at = channels[c].receiveOffset(index);
+            if (bufferKind[buffer] != kind.ordinal() + 1) {
+                MemorySegment.copy(templates[kind.ordinal()], 0, buffers, at, templateLength[kind.ordinal()]);
+                bufferKind[buffer] = (byte) (kind.ordinal() + 1);
+            }
+            final int tag = c * queueDepth + freeTags[c][inFlight[c]++];
+            CommandIus.aim(buffers, at, tag, (nextRandom() >>> 1) % (DEVICE_BYTES / BLOCK_SIZE));
+            injectedAt[tag] = System.nanoTime();
+            pipeline.publish(WorkRequestIds.RECEIVE, c, index, templateLength[kind.ordinal()], 0);
+            any = true;
+        }
+        return any;
+    }
+
+    private CommandIus.Kind nextKind() {
+        return switch (mix) {
+            case READ -> CommandIus.Kind.READ;
+            case WRITE -> CommandIus.Kind.WRITE;
+            case WRITE_IMMEDIATE -> CommandIus.Kind.WRITE_IMMEDIATE;
+            case MIXED -> (nextRandom() & 1) == 0 ? CommandIus.Kind.READ : CommandIus.Kind.WRITE;
+        };
+    }
+
+    private long nextRandom() {
+        random ^= random << 13;
+        random ^= random >>> 7;
+        random ^= random << 17;
+        return random;
+    }
+
+    /** Alive threads whose name starts with {@code prefix}. */
+    static Set<Thread> threadsNamed(final String prefix) {
+        final Set<Thread> found = new HashSet<>();
+        for (final Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                found.add(t);
+            }
+        }
+        return found;
+    }
+
+    /** CPU time the pipeline's stage threads have used so far, in nanoseconds (allocates: not per command). */
+    long pipelineCpuNanos() {
+        final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (final Thread t : pipelineThreads) {
+            sum += Math.max(0, mx.getThreadCpuTime(t.threadId()));
+        }
+        return sum;
+    }
+
+    /** Thread ids of the caller and the pipeline's stages: every thread a command runs on. */
+    long[] commandThreadIds() {
+        final List<Thread> all = new ArrayList<>(pipelineThreads);
+        all.addFirst(Thread.currentThread());
+        return all.stream().mapToLong(Thread::threadId).toArray();
+    }
+
+    @Override
+    public void close() {
+        pipeline.close();
+        arena.close();
+    }
+}
