@@ -25,7 +25,9 @@ import java.util.concurrent.TimeUnit;
  * second through the intake stage and {@code backendThreads} backend threads, the benchmark thread playing poller
  * and initiator with {@code queueDepth} commands in flight. After the run it prints the latency from publishing an
  * IU's receive completion to the post of its response (p50, p99, p99.9 over the measurement iterations) and the
- * CPU time the stage threads spent per command (waiting included), i.e. what one core could carry. Run with
+ * CPU time the stage threads spent per command (waiting included), i.e. what one core could carry. With
+ * {@code gapMicros} the benchmark thread idles that long after each response, as an initiator at queue depth 1
+ * over a real link does, so that the latency includes waking the sleeping stages. Run with
  * {@code -prof gc}: {@code gc.alloc.rate.norm} counts every thread of the JVM, the pipeline's included.
  * {@code bin/jmh target -prof gc PipelineBenchmark}.
  */
@@ -45,6 +47,9 @@ public class PipelineBenchmark {
     public int queueDepth;
     @Param({"1"})
     public int backendThreads;
+    /** Idle microseconds before each command: with a gap the stages sleep between commands and must be woken. */
+    @Param({"0"})
+    public int gapMicros;
 
     private PipelineHarness harness;
     private final Histogram measured = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
@@ -57,6 +62,7 @@ public class PipelineBenchmark {
     public void setUp() {
         harness = new PipelineHarness(1, queueDepth, backendThreads, new NullBackend(PipelineHarness.DEVICE_BYTES));
         harness.mix(PipelineHarness.Mix.valueOf(mix));
+        harness.gap(TimeUnit.MICROSECONDS.toNanos(gapMicros));
     }
 
     @Setup(Level.Iteration)
@@ -86,9 +92,9 @@ public class PipelineBenchmark {
     public void tearDown() {
         harness.drain();
         final double cpuPerCommand = measuredCpu / (double) measuredCommands;
-        System.out.printf("%n  receive completion -> response post, %s QD %d: p50 %.2f us, p99 %.2f us, p99.9 %.2f us"
+        System.out.printf("%n  receive completion -> response post, %s QD %d gap %d us: p50 %.2f us, p99 %.2f us, p99.9 %.2f us"
                         + " (%d commands, %d not GOOD); intake + backend threads' CPU %.0f ns/command = %.0f commands"
-                        + " per core-second%n", mix, queueDepth, measured.getValueAtPercentile(50) / 1e3,
+                        + " per core-second%n", mix, queueDepth, gapMicros, measured.getValueAtPercentile(50) / 1e3,
                 measured.getValueAtPercentile(99) / 1e3, measured.getValueAtPercentile(99.9) / 1e3,
                 measured.getTotalCount(), harness.failed, cpuPerCommand, 1e9 / cpuPerCommand);
         harness.close();

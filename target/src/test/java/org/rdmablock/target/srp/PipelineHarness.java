@@ -60,6 +60,9 @@ final class PipelineHarness implements AutoCloseable {
     private final List<Thread> pipelineThreads;
     final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     private Mix mix = Mix.READ;
+    /** Idle time before each new command (after the last response), so that the stages go to sleep between them. */
+    private long gapNanos;
+    private long lastResponseNanos;
     private long random = 0x9E3779B97F4A7C15L;
     private int nextChannel;
     /** Commands answered, work requests posted by the pipeline, responses whose status was not GOOD. */
@@ -115,6 +118,11 @@ final class PipelineHarness implements AutoCloseable {
 
     void mix(final Mix commands) {
         this.mix = commands;
+    }
+
+    /** Leaves {@code nanos} of idle time after each response before the next command is sent (0: none). */
+    void gap(final long nanos) {
+        this.gapNanos = nanos;
     }
 
     /** The pipeline's stage threads (intake first, then the backend threads, as the Disruptor started them). */
@@ -187,6 +195,9 @@ final class PipelineHarness implements AutoCloseable {
                 } else {
                     latency.recordValue(Math.min(nanos, latency.getHighestTrackableValue()));
                 }
+                if (gapNanos > 0) {
+                    lastResponseNanos = System.nanoTime();
+                }
             }
         }
         return any;
@@ -194,6 +205,9 @@ final class PipelineHarness implements AutoCloseable {
 
     /** Sends an IU into each channel with a free credit and a posted receive, round robin; false when none could. */
     private boolean inject() {
+        if (gapNanos > 0 && System.nanoTime() - lastResponseNanos < gapNanos) {
+            return false;
+        }
         boolean any = false;
         for (int i = 0; i < channels.length; i++) {
             final int c = nextChannel;
