@@ -62,13 +62,20 @@ final class CommandPipeline implements AutoCloseable {
     final AtomicReferenceArray<SrpChannel> channels;
     private final ConcurrentLinkedQueue<CommandSlot> failedPosts = new ConcurrentLinkedQueue<>();
     private final long maxIoSize;
+    private final long idleTimeoutNanos;
+    private volatile boolean shuttingDown;
+    private static final java.lang.foreign.ValueLayout.OfLong BE_LONG =
+            java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    /** The tag is opaque: read in native order, as the SRP codecs do. */
+    private static final java.lang.foreign.ValueLayout.OfLong TAG = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
     private final Intake intake;
     /** Commands answered, for statistics and tests. */
     final AtomicLong commandsCompleted = new AtomicLong();
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
-                    final int ringSize, final int backendThreads, final int maxChannels) {
+                    final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout) {
         this.maxIoSize = maxIoSize;
+        this.idleTimeoutNanos = idleTimeout.toNanos();
         this.dataRegion = pd.registerMemory(arena.allocate(dataBytes, 4096), AccessFlags.LOCAL_WRITE);
         this.responseRegion = pd.registerMemory(arena.allocate((long) slotCount * CommandSlot.RESPONSE_BYTES, 4096),
                 AccessFlags.LOCAL_WRITE);
@@ -111,8 +118,15 @@ final class CommandPipeline implements AutoCloseable {
 
     /** A response or READ post was refused (its QP is gone or in error): no completion will free the slot. */
     void postFailed(final CommandSlot slot, final RuntimeException cause) {
-        LOG.log(Level.FINE, "post refused on " + slot.channel + ": " + cause.getMessage());
+        if (cause != null) {
+            LOG.log(Level.FINE, "post refused on " + slot.channel + ": " + cause.getMessage());
+        }
         failedPosts.add(slot);
+    }
+
+    /** From now on the intake stage logs every channel out (SrpTarget.close). */
+    void shutDown() {
+        shuttingDown = true;
     }
 
     /** Slots currently free, for tests (read on any thread: a snapshot). */
@@ -138,6 +152,8 @@ final class CommandPipeline implements AutoCloseable {
      * every channel's receive and credit bookkeeping.
      */
     private final class Intake implements EventHandler<PipelineEvent> {
+        /** Channel id of a waiting IU that task management cancelled. */
+        private static final int CANCELLED = -1;
         private final SrpIuDecoder decoder = new SrpIuDecoder();
         private final int[] freeSlots;
         private int freeCount;
@@ -168,13 +184,9 @@ final class CommandPipeline implements AutoCloseable {
             switch (event.kind) {
                 case WorkRequestIds.RECEIVE -> received(event);
                 case WorkRequestIds.DATA_OUT -> dataOutArrived(event);
+                case WorkRequestIds.TABLE -> tableArrived(event);
                 case WorkRequestIds.RESPONSE -> responseSent(slots[event.index], event);
-                case TICK -> {
-                    CommandSlot failed;
-                    while ((failed = failedPosts.poll()) != null) {
-                        release(failed, event);
-                    }
-                }
+                case TICK -> housekeeping(event);
                 default -> LOG.warning("unknown pipeline event kind " + event.kind);
             }
         }
@@ -213,14 +225,8 @@ final class CommandPipeline implements AutoCloseable {
                         return false;
                     }
                     final SrpTaskManagement tm = decoder.taskManagement();
-                    final long tag = error == SrpDecodeError.NONE ? tm.tag() : 0;
-                    // TODO(issue 9): abort queued commands; today every command is already past the point of no return
-                    final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
-                            : switch (tm.function()) {
-                                case SrpTaskManagement.ABORT_TASK, SrpTaskManagement.ABORT_TASK_SET,
-                                     SrpTaskManagement.CLEAR_TASK_SET, SrpTaskManagement.LUN_RESET -> SrpTaskManagement.RSP_COMPLETE;
-                                default -> SrpTaskManagement.RSP_NOT_SUPPORTED;
-                            };
+                    final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS : taskManagement(channel, tm);
+                    final long tag = error != SrpDecodeError.NONE ? region.get(TAG, at + SrpTaskManagement.TAG_OFFSET) : tm.tag();
                     channel.repostReceive(receiveIndex);
                     channel.outstandingCommands++;
                     takeSlot().respondToTaskManagement(channel, tag, code);
@@ -244,8 +250,8 @@ final class CommandPipeline implements AutoCloseable {
                     LOG.warning(channel + " sent an IU the target does not take (opcode " + opcode + ", " + error
                             + "); logging it out");
                     channel.outstandingCommands++;
+                    channel.loggingOut = true;
                     takeSlot().sendTargetLogout(channel, SrpTargetLogout.REASON_INVALID_IU_TYPE);
-                    channel.closing = true;
                     return true;
                 }
             }
@@ -315,16 +321,48 @@ final class CommandPipeline implements AutoCloseable {
                         dataRegion.segment(), slot.dataOffset, slot.dataOutLength);
             }
             channel.repostReceive(receiveIndex); // everything the command needs is out of the IU now
+            if (slot.fetchesTable) {
+                try {
+                    slot.postTableRead();
+                } catch (RuntimeException e) {
+                    postFailed(slot, e);
+                }
+                return true;
+            }
+            descriptorsKnown(slot, event);
+            return true;
+        }
+
+        /** The command's descriptors are in the slot: fetch its data-out, or hand it to the backend. */
+        private void descriptorsKnown(final CommandSlot slot, final PipelineEvent event) {
             if (slot.readsDataOut && slot.descriptorCount > 0) {
                 try {
                     slot.postDataOutReads(dataRegion);
                 } catch (RuntimeException e) {
                     postFailed(slot, e);
                 }
-                return true;
+                return;
             }
             ready(slot, event);
-            return true;
+        }
+
+        private void tableArrived(final PipelineEvent event) {
+            final CommandSlot slot = slots[event.index];
+            if (slot.aborted) {
+                dropAborted(slot, event);
+                return;
+            }
+            if (event.status != 0) {
+                slot.channel.closing = true;
+                slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
+                return;
+            }
+            final SenseCode failure = slot.tableArrived();
+            if (failure != null) {
+                slot.command.failWithoutExecuting(failure);
+                return;
+            }
+            descriptorsKnown(slot, event);
         }
 
         private void ready(final CommandSlot slot, final PipelineEvent event) {
@@ -338,6 +376,10 @@ final class CommandPipeline implements AutoCloseable {
 
         private void dataOutArrived(final PipelineEvent event) {
             final CommandSlot slot = slots[event.index];
+            if (slot.aborted) {
+                dropAborted(slot, event);
+                return;
+            }
             if (event.status != 0) {
                 slot.channel.closing = true;
                 slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
@@ -358,7 +400,12 @@ final class CommandPipeline implements AutoCloseable {
             final SrpChannel channel = slot.channel;
             releaseRun(slot.firstChunk, slot.chunkCount);
             slot.firstChunk = -1;
+            slot.inUse = false;
             freeSlots[freeCount++] = slot.index;
+            if (slot.disconnectAfter) {
+                channel.closing = true;
+                channel.connection.disconnect(); // its flushed receives drain it
+            }
             channel.outstandingCommands--;
             releaseIfDrained(channel);
             resumeWaiting(event);
@@ -371,7 +418,86 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private CommandSlot takeSlot() {
-            return slots[freeSlots[--freeCount]];
+            final CommandSlot slot = slots[freeSlots[--freeCount]];
+            slot.inUse = true;
+            slot.aborted = false;
+            slot.disconnectAfter = false;
+            return slot;
+        }
+
+        /** A command aborted by task management: no response (SAM with TAS=0), its credit rides on the next one. */
+        private void dropAborted(final CommandSlot slot, final PipelineEvent event) {
+            slot.channel.pendingCredits.incrementAndGet();
+            release(slot, event);
+        }
+
+        /**
+         * Applies a task management function (SAM-5 7) to this nexus's commands: those waiting for a slot are dropped,
+         * those not yet started by a backend thread are marked so that it drops them, those already executing finish.
+         * Returns the SRP response code.
+         */
+        private int taskManagement(final SrpChannel channel, final SrpTaskManagement tm) {
+            final int function = tm.function();
+            final boolean oneTask = function == SrpTaskManagement.ABORT_TASK;
+            final boolean allInitiators = function == SrpTaskManagement.LUN_RESET || function == SrpTaskManagement.CLEAR_TASK_SET;
+            if (!oneTask && !allInitiators && function != SrpTaskManagement.ABORT_TASK_SET) {
+                return SrpTaskManagement.RSP_NOT_SUPPORTED; // CLEAR ACA: no NACA support, as LIO answers
+            }
+            final long lun = tm.lun();
+            final long taskTag = tm.taskTag();
+            for (final CommandSlot slot : slots) {
+                if (slot.inUse && slot.lunField == lun && (slot.channel == channel || allInitiators)
+                        && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag()) {
+                    slot.aborted = true;
+                }
+            }
+            for (int i = 0; i < waitingCount; i++) {
+                final int at = (waitingHead + i) % waitingChannel.length;
+                final SrpChannel waiter = channels.get(waitingChannel[at]);
+                if (waiter == null || (waiter != channel && !allInitiators)) {
+                    continue;
+                }
+                final MemorySegment iu = waiter.receiveRegion.segment();
+                final long offset = waiter.receiveOffset(waitingIndex[at]);
+                final boolean isCommand = Byte.toUnsignedInt(iu.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset)) == SrpOpcode.CMD;
+                if (isCommand && iu.get(BE_LONG, offset + SrpCommand.LUN_OFFSET) == lun
+                        && (!oneTask || iu.get(TAG, offset + SrpCommand.TAG_OFFSET) == taskTag)) {
+                    waitingChannel[at] = CANCELLED;
+                    waiter.repostReceive(waitingIndex[at]);
+                    waiter.pendingCredits.incrementAndGet();
+                }
+            }
+            return SrpTaskManagement.RSP_COMPLETE;
+        }
+
+        /** Every tick: slots whose post failed come back; channels idle too long, or all at shutdown, are logged out. */
+        private void housekeeping(final PipelineEvent event) {
+            CommandSlot failed;
+            while ((failed = failedPosts.poll()) != null) {
+                if (failed.aborted) {
+                    failed.channel.pendingCredits.incrementAndGet();
+                }
+                release(failed, event);
+            }
+            final long now = System.nanoTime();
+            for (int i = 0; i < channels.length(); i++) {
+                final SrpChannel channel = channels.get(i);
+                if (channel == null || channel.closing || channel.loggingOut || freeCount == 0) {
+                    continue;
+                }
+                final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands == 0
+                        && now - channel.lastActivityNanos > idleTimeoutNanos;
+                if (shuttingDown || idle) {
+                    LOG.info(channel + (idle ? " idle too long" : "") + ": logging it out");
+                    channel.loggingOut = true;
+                    channel.outstandingCommands++;
+                    takeSlot().sendTargetLogout(channel, idle ? SrpTargetLogout.REASON_INACTIVE_CHANNEL : SrpTargetLogout.REASON_NONE);
+                } else if (channel.outstandingCommands == 0 && channel.pendingCredits.get() > 0) {
+                    // credits of dropped commands would otherwise wait for a response that may never come
+                    channel.outstandingCommands++;
+                    takeSlot().sendCreditRequest(channel, channel.pendingCredits.getAndSet(0));
+                }
+            }
         }
 
         private void enqueueWaiting(final int channel, final int index, final int length) {
@@ -385,7 +511,8 @@ final class CommandPipeline implements AutoCloseable {
         /** Processes waiting IUs in arrival order until one has to wait again. */
         private void resumeWaiting(final PipelineEvent event) {
             while (waitingCount > 0) {
-                final SrpChannel channel = channels.get(waitingChannel[waitingHead]);
+                final int waiter = waitingChannel[waitingHead];
+                final SrpChannel channel = waiter == CANCELLED ? null : channels.get(waiter);
                 if (channel != null && !channel.closing) {
                     // a waiter that becomes ready rides on this event only if the event carries no slot yet
                     if (event.ready != null || !process(channel, waitingIndex[waitingHead], waitingLength[waitingHead], event)) {
@@ -423,7 +550,11 @@ final class CommandPipeline implements AutoCloseable {
         public void onEvent(final PipelineEvent event, final long sequence, final boolean endOfBatch) {
             final CommandSlot slot = event.ready;
             if (slot != null && slot.index % threads == ordinal) {
-                slot.channel.units.execute(slot.lunField, slot.command);
+                if (slot.aborted) {
+                    postFailed(slot, null); // dropped: the intake stage frees it and returns its credit
+                } else {
+                    slot.channel.units.execute(slot.lunField, slot.command);
+                }
             }
         }
     }

@@ -36,8 +36,13 @@ final class SrpChannel {
     final MemoryRegion receiveRegion;
     private final ReceiveWorkRequest[] receives;
 
+    /** Credits taken by IUs that got no response (aborted commands): returned with the next response (backend threads). */
+    final java.util.concurrent.atomic.AtomicInteger pendingCredits = new java.util.concurrent.atomic.AtomicInteger();
+
     // intake stage only
     int outstandingCommands;
+    /** Set once the target has sent (or is sending) SRP_T_LOGOUT: the channel ends when it has gone. */
+    boolean loggingOut;
     int postedReceives;
     boolean closing;
     long lastActivityNanos;
@@ -92,9 +97,12 @@ final class SrpChannel {
         return (long) index * iuLength;
     }
 
-    /** The request limit delta of the next response: each response returns the credit its request took. */
+    /**
+     * The request limit delta of the next response: the credit its request took, plus those of requests that got no
+     * response (as ib_srpt's req_lim_delta).
+     */
     int creditsToReturn() {
-        return 1;
+        return 1 + (pendingCredits.get() == 0 ? 0 : pendingCredits.getAndSet(0));
     }
 
     /** Whether everything posted on the channel has completed, so its QP and memory can go. */

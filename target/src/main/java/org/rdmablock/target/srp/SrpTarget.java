@@ -48,6 +48,8 @@ public final class SrpTarget implements AutoCloseable {
     private static final Duration LISTEN_POLL = Duration.ofMillis(200);
     /** Registered memory for command data: at least this much, and room for four commands of the largest size. */
     static final long MIN_DATA_BYTES = 64L << 20;
+    /** How long a stopping target waits for its SRP_T_LOGOUTs to go before it disconnects what is left. */
+    static final Duration SHUTDOWN_LOGOUT_WAIT = Duration.ofSeconds(2);
 
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
@@ -253,7 +255,7 @@ public final class SrpTarget implements AutoCloseable {
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
-                config.channel().maxChannels());
+                config.channel().maxChannels(), config.timeouts().idle());
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
         return true;
@@ -270,6 +272,8 @@ public final class SrpTarget implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (pipeline != null) {
+            pipeline.shutDown(); // SRP_T_LOGOUT to every channel, then each disconnects once it has gone
+            awaitChannelsDrained(SHUTDOWN_LOGOUT_WAIT);
             for (int i = 0; i < pipeline.channels.length(); i++) {
                 final SrpChannel channel = pipeline.channels.get(i);
                 if (channel != null) {
