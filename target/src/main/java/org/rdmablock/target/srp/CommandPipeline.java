@@ -52,6 +52,8 @@ final class CommandPipeline implements AutoCloseable {
     static final int DATA_CHUNK_BYTES = 64 * 1024;
     /** A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes. */
     static final int TICK = 0;
+    /** A receive of the shared set: the event's channel field holds the QP number until the intake stage resolves it. */
+    static final int RECEIVE_SHARED = 0x80;
 
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion dataRegion;
@@ -61,6 +63,12 @@ final class CommandPipeline implements AutoCloseable {
     private final RingBuffer<PipelineEvent> ring;
     final AtomicReferenceArray<SrpChannel> channels;
     private final ConcurrentLinkedQueue<CommandSlot> failedPosts = new ConcurrentLinkedQueue<>();
+    /** Channels whose connection ended (rdma_cm's disconnect, on a provider thread), for the intake stage. */
+    private final ConcurrentLinkedQueue<SrpChannel> disconnected = new ConcurrentLinkedQueue<>();
+    /** The shared receive buffers (SRQ mode), or null. */
+    final ReceiveBuffers sharedReceives;
+    /** QP number to channel, for shared receives; null without an SRQ. */
+    final QueuePairDirectory directory;
     private final long maxIoSize;
     private final long idleTimeoutNanos;
     private volatile boolean shuttingDown;
@@ -73,7 +81,10 @@ final class CommandPipeline implements AutoCloseable {
     final AtomicLong commandsCompleted = new AtomicLong();
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
-                    final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout) {
+                    final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout,
+                    final ReceiveBuffers sharedReceives) {
+        this.sharedReceives = sharedReceives;
+        this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
         this.idleTimeoutNanos = idleTimeout.toNanos();
         this.dataRegion = pd.registerMemory(arena.allocate(dataBytes, 4096), AccessFlags.LOCAL_WRITE);
@@ -113,7 +124,12 @@ final class CommandPipeline implements AutoCloseable {
     }
 
     boolean hasFailedPosts() {
-        return !failedPosts.isEmpty();
+        return !failedPosts.isEmpty() || !disconnected.isEmpty();
+    }
+
+    /** Provider thread: the channel's connection ended; the intake stage drains and frees it. */
+    void disconnected(final SrpChannel channel) {
+        disconnected.add(channel);
     }
 
     /** A response or READ post was refused (its QP is gone or in error): no completion will free the slot. */
@@ -144,6 +160,9 @@ final class CommandPipeline implements AutoCloseable {
         disruptor.halt();
         responseRegion.close();
         dataRegion.close();
+        if (sharedReceives != null) {
+            sharedReceives.close();
+        }
         arena.close();
     }
 
@@ -182,7 +201,7 @@ final class CommandPipeline implements AutoCloseable {
         @Override
         public void onEvent(final PipelineEvent event, final long sequence, final boolean endOfBatch) {
             switch (event.kind) {
-                case WorkRequestIds.RECEIVE -> received(event);
+                case WorkRequestIds.RECEIVE, RECEIVE_SHARED -> received(event);
                 case WorkRequestIds.DATA_OUT -> dataOutArrived(event);
                 case WorkRequestIds.TABLE -> tableArrived(event);
                 case WorkRequestIds.RESPONSE -> responseSent(slots[event.index], event);
@@ -192,11 +211,22 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private void received(final PipelineEvent event) {
-            final SrpChannel channel = channels.get(event.channel);
+            if (event.kind == RECEIVE_SHARED) {
+                event.channel = directory.channelOf(event.channel); // the poller passed the QP number
+            }
+            final SrpChannel channel = event.channel < 0 ? null : channels.get(event.channel);
             if (channel == null) {
+                if (event.kind == RECEIVE_SHARED && sharedReceives != null && event.status == 0) {
+                    ReceiveBuffers.repostShared(sharedReceives, event.index); // its channel is gone; the buffer is not
+                }
                 return;
             }
-            channel.postedReceives--;
+            if (event.kind == RECEIVE_SHARED && event.status != 0) {
+                return; // a shared buffer flushed with the SRQ at shutdown
+            }
+            if (event.kind == WorkRequestIds.RECEIVE) {
+                channel.postedReceives--;
+            }
             if (event.status != 0) {
                 channel.closing = true; // flushed: the connection is going
                 releaseIfDrained(channel);
@@ -210,8 +240,8 @@ final class CommandPipeline implements AutoCloseable {
 
         /** Handles one IU; false when it must wait for a slot or a data buffer run (nothing was consumed). */
         private boolean process(final SrpChannel channel, final int receiveIndex, final int length, final PipelineEvent event) {
-            final MemorySegment region = channel.receiveRegion.segment();
-            final long at = channel.receiveOffset(receiveIndex);
+            final MemorySegment region = channel.receiveSegment();
+            final long at = channel.receives.offset(receiveIndex);
             decoder.immediateDataOffset(channel.immediateDataOffset);
             final SrpDecodeError error = decoder.decode(region, at, length);
             final int opcode = error == SrpDecodeError.NONE ? decoder.opcode()
@@ -266,7 +296,7 @@ final class CommandPipeline implements AutoCloseable {
             if (error != SrpDecodeError.NONE) {
                 // The tag is readable in any IU of 16 bytes or more; a CMD shorter than its header fails validation.
                 final CommandSlot slot = takeSlot();
-                iu.wrap(channel.receiveRegion.segment(), channel.receiveOffset(receiveIndex));
+                iu.wrap(channel.receiveSegment(), channel.receives.offset(receiveIndex));
                 slot.channel = channel;
                 slot.tag = iu.tag();
                 slot.descriptorCount = 0;
@@ -457,8 +487,8 @@ final class CommandPipeline implements AutoCloseable {
                 if (waiter == null || (waiter != channel && !allInitiators)) {
                     continue;
                 }
-                final MemorySegment iu = waiter.receiveRegion.segment();
-                final long offset = waiter.receiveOffset(waitingIndex[at]);
+                final MemorySegment iu = waiter.receiveSegment();
+                final long offset = waiter.receives.offset(waitingIndex[at]);
                 final boolean isCommand = Byte.toUnsignedInt(iu.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset)) == SrpOpcode.CMD;
                 if (isCommand && iu.get(BE_LONG, offset + SrpCommand.LUN_OFFSET) == lun
                         && (!oneTask || iu.get(TAG, offset + SrpCommand.TAG_OFFSET) == taskTag)) {
@@ -472,6 +502,11 @@ final class CommandPipeline implements AutoCloseable {
 
         /** Every tick: slots whose post failed come back; channels idle too long, or all at shutdown, are logged out. */
         private void housekeeping(final PipelineEvent event) {
+            SrpChannel ended;
+            while ((ended = disconnected.poll()) != null) {
+                ended.closing = true;
+                releaseIfDrained(ended);
+            }
             CommandSlot failed;
             while ((failed = failedPosts.poll()) != null) {
                 if (failed.aborted) {
@@ -527,6 +562,9 @@ final class CommandPipeline implements AutoCloseable {
         private void releaseIfDrained(final SrpChannel channel) {
             if (channel.drained() && channels.compareAndSet(channel.id, channel, null)) {
                 LOG.info(channel + " closed");
+                if (directory != null) {
+                    directory.remove(channel.queuePair.qpNum());
+                }
                 try {
                     channel.release();
                 } catch (RuntimeException e) {

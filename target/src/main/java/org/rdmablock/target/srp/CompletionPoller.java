@@ -66,8 +66,15 @@ final class CompletionPoller implements Runnable {
         final int n = cq.poll(completions);
         for (int i = 0; i < n; i++) {
             final long id = completions.wrId(i);
-            pipeline.publish(WorkRequestIds.kind(id), WorkRequestIds.channel(id), WorkRequestIds.index(id),
-                    completions.byteLength(i), completions.statusCode(i));
+            final int channel = WorkRequestIds.channel(id);
+            if (channel == ReceiveBuffers.SHARED && WorkRequestIds.kind(id) == WorkRequestIds.RECEIVE) {
+                // the intake stage finds the channel by QP number, in step with its own removals
+                pipeline.publish(CommandPipeline.RECEIVE_SHARED, completions.qpNum(i),
+                        WorkRequestIds.index(id), completions.byteLength(i), completions.statusCode(i));
+            } else {
+                pipeline.publish(WorkRequestIds.kind(id), channel, WorkRequestIds.index(id), completions.byteLength(i),
+                        completions.statusCode(i));
+            }
         }
         final long now = System.nanoTime();
         if (now - lastTick >= TICK_NANOS || (n == 0 && pipeline.hasFailedPosts())) {

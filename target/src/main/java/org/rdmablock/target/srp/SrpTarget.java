@@ -18,6 +18,7 @@ import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.SharedReceiveQueue;
 import org.rdmablock.verbs.VerbsProvider;
 
 import java.net.InetSocketAddress;
@@ -48,6 +49,8 @@ public final class SrpTarget implements AutoCloseable {
     private static final Duration LISTEN_POLL = Duration.ofMillis(200);
     /** Registered memory for command data: at least this much, and room for four commands of the largest size. */
     static final long MIN_DATA_BYTES = 64L << 20;
+    /** Most receive buffers of the shared receive queue. */
+    static final int MAX_SHARED_RECEIVES = 4096;
     /** How long a stopping target waits for its SRP_T_LOGOUTs to go before it disconnects what is left. */
     static final Duration SHUTDOWN_LOGOUT_WAIT = Duration.ofSeconds(2);
 
@@ -61,6 +64,7 @@ public final class SrpTarget implements AutoCloseable {
     private ProtectionDomain pd;
     private CompletionChannel completionChannel;
     private CompletionQueue cq;
+    private SharedReceiveQueue srq;
     private CommandPipeline pipeline;
     private CompletionPoller poller;
     private Thread pollerThread;
@@ -188,13 +192,17 @@ public final class SrpTarget implements AutoCloseable {
         }
         final int multichannel = applyMultichannelAction(login);
         final int credits = config.channel().credits();
-        final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
+        final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, srq,
                 new QueuePairCapabilities(credits * (CommandSlot.MAX_DESCRIPTORS + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
         final SrpChannel channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
-                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset);
+                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset, pipeline.sharedReceives);
         channel.postAllReceives();
         pipeline.channels.set(channelId, channel);
+        if (pipeline.directory != null) {
+            pipeline.directory.add(qp.qpNum(), channelId);
+        }
+        request.onDisconnect(id -> pipeline.disconnected(channel));
         final ConnectionId.ReadDepths depths = request.readDepths();
         final int ord = depths.peerResponderResources() > 0 ? Math.min(16, depths.peerResponderResources()) : 16;
         final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(16, depths.peerInitiatorDepth()) : 0;
@@ -251,14 +259,30 @@ public final class SrpTarget implements AutoCloseable {
         pd = context.allocateProtectionDomain();
         completionChannel = p.completions() == PipelineConfig.CompletionMode.EVENT ? context.createCompletionChannel() : null;
         cq = context.createCompletionQueue(p.cqSize(), completionChannel);
+        ReceiveBuffers shared = null;
+        if (p.receiveQueue() == PipelineConfig.ReceiveQueueMode.SHARED) {
+            final int count = sharedReceiveCount();
+            srq = pd.createSharedReceiveQueue(count, 1);
+            shared = ReceiveBuffers.shared(srq, count, config.channel().maxIuLength());
+            shared.postAll();
+        }
         final long maxIo = config.channel().maxIoSize();
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
-                config.channel().maxChannels(), config.timeouts().idle());
+                config.channel().maxChannels(), config.timeouts().idle(), shared);
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
         return true;
+    }
+
+    /**
+     * Receive buffers of the shared queue: every channel's credits (SPDK's default SRQ depth, 4096, at most), since an
+     * SRQ that runs dry stalls every channel on it.
+     */
+    private int sharedReceiveCount() {
+        final long all = (long) config.channel().maxChannels() * (config.channel().credits() + SrpChannel.SPARE_RECEIVES);
+        return (int) Math.min(all, MAX_SHARED_RECEIVES);
     }
 
     /** Stops listening, disconnects every channel and releases the device resources. */
@@ -297,6 +321,9 @@ public final class SrpTarget implements AutoCloseable {
             cq.close();
             if (completionChannel != null) {
                 completionChannel.close();
+            }
+            if (srq != null) {
+                srq.close();
             }
             pd.close();
         }
