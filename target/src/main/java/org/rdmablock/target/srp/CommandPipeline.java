@@ -308,6 +308,10 @@ final class CommandPipeline implements AutoCloseable {
             }
             final CommandSlot slot = slots[freeSlots[freeCount - 1]];
             SenseCode failure = slot.load(channel, iu);
+            if (failure == null && channel.lunsChanged && reportsUnitAttention(iu.cdbByte(0))) {
+                channel.lunsChanged = false;
+                failure = SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED;
+            }
             final long needed = Math.max(slot.dataOutLength, slot.dataInLength);
             if (failure == null && needed > maxIoSize) {
                 failure = SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
@@ -393,6 +397,11 @@ final class CommandPipeline implements AutoCloseable {
                 return;
             }
             descriptorsKnown(slot, event);
+        }
+
+        /** SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE do not report (or clear) a unit attention. */
+        private static boolean reportsUnitAttention(final int opcode) {
+            return opcode != 0x12 && opcode != 0xA0 && opcode != 0x03;
         }
 
         private void ready(final CommandSlot slot, final PipelineEvent event) {

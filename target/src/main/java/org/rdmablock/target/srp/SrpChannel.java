@@ -34,6 +34,9 @@ final class SrpChannel {
     /** Credits taken by IUs that got no response (aborted commands): returned with the next response (backend threads). */
     final java.util.concurrent.atomic.AtomicInteger pendingCredits = new java.util.concurrent.atomic.AtomicInteger();
 
+    /** A reload changed this initiator's LUN inventory: the next command gets the unit attention (set on any thread). */
+    volatile boolean lunsChanged;
+
     // intake stage only
     int outstandingCommands;
     /** Set once the target has sent (or is sending) SRP_T_LOGOUT: the channel ends when it has gone. */

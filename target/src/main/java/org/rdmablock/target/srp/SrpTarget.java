@@ -136,6 +136,23 @@ public final class SrpTarget implements AutoCloseable {
         return p == null ? "no pipeline" : "free slots " + p.freeSlots() + ", data chunks in use " + p.dataChunksInUse();
     }
 
+    /**
+     * A reload changed the units {@code initiator} sees: each of its channels answers its next command (but INQUIRY,
+     * REPORT LUNS and REQUEST SENSE) with UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, as LIO does.
+     */
+    public void lunInventoryChanged(final InitiatorPortId initiator) {
+        final CommandPipeline p = pipeline;
+        if (p == null) {
+            return;
+        }
+        for (int i = 0; i < p.channels.length(); i++) {
+            final SrpChannel channel = p.channels.get(i);
+            if (channel != null && channel.initiator.equals(initiator)) {
+                channel.lunsChanged = true;
+            }
+        }
+    }
+
     int freeSlots() {
         return pipeline == null ? config.pipeline().ringSize() : pipeline.freeSlots();
     }
