@@ -9,4 +9,8 @@ import java.time.Duration;
  * @param command a command the backend has not finished after this long is aborted with CHECK CONDITION (zero: never)
  */
 public record TimeoutConfig(Duration idle, Duration command) {
+    /** Idle channels are kept by default: an initiator with no I/O is not a fault. */
+    public static final Duration DEFAULT_IDLE = Duration.ZERO;
+    /** Default command timeout: 30 s, the timeout Linux's sd gives a command (the initiator aborts it then anyway). */
+    public static final Duration DEFAULT_COMMAND = Duration.ofSeconds(30);
 }
