@@ -296,7 +296,8 @@ public final class TargetConfigReader {
         } else {
             int minimum = (int) PipelineConfig.minimumCqSize(channel.maxChannels(), channel.credits());
             cqSize = integer(t, "cq_size", minimum, minimum, Integer.MAX_VALUE,
-                    "at least max_channels × credits × " + PipelineConfig.CQ_ENTRIES_PER_CREDIT + " = " + minimum);
+                    "at least max_channels × (credits + " + PipelineConfig.SPARE_RECEIVES_PER_CHANNEL + ") × "
+                            + PipelineConfig.CQ_ENTRIES_PER_CREDIT + " = " + minimum);
         }
         Integer ringSize = value(t, "ring_size", PipelineConfig.DEFAULT_RING_SIZE,
                 "a power of two from 1 to " + RING_SIZE_LIMIT,

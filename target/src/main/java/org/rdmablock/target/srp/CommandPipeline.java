@@ -135,7 +135,7 @@ final class CommandPipeline implements AutoCloseable {
     /** A response or READ post was refused (its QP is gone or in error): no completion will free the slot. */
     void postFailed(final CommandSlot slot, final RuntimeException cause) {
         if (cause != null) {
-            LOG.log(Level.FINE, "post refused on " + slot.channel + ": " + cause.getMessage());
+            LOG.log(Level.WARNING, "post refused on " + slot.channel + ": " + cause.getMessage());
         }
         failedPosts.add(slot);
     }

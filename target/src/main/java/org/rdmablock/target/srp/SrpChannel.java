@@ -16,7 +16,7 @@ import org.rdmablock.verbs.QueuePair;
  */
 final class SrpChannel {
     /** Receives posted beyond the credits granted: an IU sent without a credit is answered BUSY, not left to RNR. */
-    static final int SPARE_RECEIVES = 2;
+    static final int SPARE_RECEIVES = org.rdmablock.target.config.PipelineConfig.SPARE_RECEIVES_PER_CHANNEL;
 
     final int id;
     final ConnectionId connection;

@@ -53,7 +53,7 @@ class TargetConfigReaderTest {
         assertEquals("test.toml", c.source());
         assertEquals(new ListenConfig("soft", "127.0.0.1", 5555), c.listen());
         assertEquals(new ChannelConfig(128, 8276, 1 << 20, true, 8192, 64), c.channel());
-        assertEquals(new PipelineConfig(64 * 128 * 3, 1024, 4, ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL),
+        assertEquals(new PipelineConfig(64 * 130 * 4, 1024, 4, ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL),
                 c.pipeline());
         assertEquals(new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), c.timeouts());
         assertEquals(List.of(), c.luns());
@@ -94,7 +94,7 @@ class TargetConfigReaderTest {
 
     @Test
     void cqSizeDefaultsToWhatTheChannelsCanCompleteAtOnce() throws ConfigException {
-        assertEquals(2 * 16 * 3, read("[channel]\nmax_channels = 2\ncredits = 16\n").pipeline().cqSize());
+        assertEquals(2 * 18 * 4, read("[channel]\nmax_channels = 2\ncredits = 16\n").pipeline().cqSize());
     }
 
     // ---- values
@@ -382,11 +382,11 @@ class TargetConfigReaderTest {
 
     @Test
     void aCqSmallerThanTheChannelsCanFillIsRefused() throws ConfigException {
-        assertEquals(24576, read("[pipeline]\ncq_size = 24576\n").pipeline().cqSize());
-        assertEquals("test.toml:4: key 'pipeline.cq_size': 24575 is not allowed (at least max_channels × credits × 3"
-                + " = 24576)", message("[channel]\ncredits = 128\n[pipeline]\ncq_size = 24575\n"));
-        assertEquals("key 'pipeline.cq_size': 95 is not allowed (at least max_channels × credits × 3 = 96)",
-                problem("[channel]\nmax_channels = 2\ncredits = 16\n[pipeline]\ncq_size = 95\n").message());
+        assertEquals(33280, read("[pipeline]\ncq_size = 33280\n").pipeline().cqSize());
+        assertEquals("test.toml:4: key 'pipeline.cq_size': 33279 is not allowed (at least max_channels × (credits + 2) × 4"
+                + " = 33280)", message("[channel]\ncredits = 128\n[pipeline]\ncq_size = 33279\n"));
+        assertEquals("key 'pipeline.cq_size': 143 is not allowed (at least max_channels × (credits + 2) × 4 = 144)",
+                problem("[channel]\nmax_channels = 2\ncredits = 16\n[pipeline]\ncq_size = 143\n").message());
     }
 
     @ParameterizedTest
