@@ -14,6 +14,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -36,7 +40,8 @@ import org.rocksdb.util.Environment;
  * and prints each acknowledged one; it is killed with SIGKILL at a random moment; the backend is reopened here and
  * {@link DurabilityVerifier} checks that every acknowledged block reads back (its version or a later, in-flight one).
  * 20 trials per persistent backend and policy, alternating 4096- and 512-byte blocks (with 512, RocksDB patches 4 KiB
- * groups that four threads share).
+ * groups that four threads share). Two trials run at a time: a child starting up overlaps another being killed
+ * and checked.
  *
  * <p>What this proves is survival of the process's death: data the backend handed to the kernel (page cache, WAL file)
  * survives SIGKILL whether or not it was synced. Survival of a power cut, which needs the fdatasync, O_DSYNC and WAL
@@ -46,6 +51,7 @@ import org.rocksdb.util.Environment;
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class CrashDurabilityTest {
     private static final int TRIALS = 20;
+    private static final int TRIALS_AT_ONCE = 2;
     private static final int WRITERS = 4;
     private static final int BLOCKS = 64;
     /** The child is killed at a random moment up to this long after its first acknowledgement. */
@@ -76,36 +82,77 @@ class CrashDurabilityTest {
         }
     }
 
+    /** One trial: what the child writes, where, and how long after its first acknowledgement it is killed. */
+    private record Trial(int number, WriteSchedule schedule, Path path, int runMillis) {
+    }
+
+    /** What checking one trial found. */
+    private record Outcome(long acknowledged, DurabilityVerifier.Result result) {
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("variants")
     void acknowledgedWritesSurviveSigkill(BackendKind kind, WriteCachePolicy writeCache, @TempDir Path dir) throws Exception {
         long seed = Long.getLong("crash.seed", System.nanoTime());
         Random random = new Random(seed);
-        long started = System.nanoTime();
-        long acknowledged = 0;
-        int newer = 0;
-        int torn = 0;
-        for (int trial = 0; trial < TRIALS; trial++) {
-            WriteSchedule schedule = new WriteSchedule(random.nextLong(), WRITERS, BLOCKS, trial % 2 == 0 ? 4096 : 512);
-            Path path = dir.resolve("trial-" + trial + (kind == BackendKind.FILE ? ".img" : ""));
-            String context = kind + " " + writeCache + " trial " + trial + " (crash.seed " + seed + ", " + schedule + ")";
-            AcknowledgedWrites acks = runUntilKilled(kind, path, writeCache, schedule, random.nextInt(MAX_RUN_AFTER_FIRST_ACK_MILLIS), dir, context);
-            try (LunBackend backend = BackendFactory.open(CrashWriter.lunConfig(kind, path, writeCache, schedule))) {
-                DurabilityVerifier.Result result = DurabilityVerifier.verify(schedule, acks, 1, (block, buffer) -> {
-                    Status status = new Status();
-                    backend.read(block * schedule.blockSize(), buffer, 0, schedule.blockSize(), status);
-                    assertEquals(BackendStatus.OK, status.last, "read of block " + block);
-                });
-                assertTrue(result.ok(), context + ": " + acks.total() + " acknowledged writes, lost:\n" + String.join("\n", result.problems()));
-                assertTrue(result.acknowledgedBlocks() > 0, context + ": no block was acknowledged");
-                newer += result.newerThanAcknowledged();
-                torn += result.tornByUnacknowledged();
-            }
-            acknowledged += acks.total();
+        List<Trial> trials = new ArrayList<>();
+        for (int t = 0; t < TRIALS; t++) {
+            trials.add(new Trial(t, new WriteSchedule(random.nextLong(), WRITERS, BLOCKS, t % 2 == 0 ? 4096 : 512),
+                    dir.resolve("trial-" + t + (kind == BackendKind.FILE ? ".img" : "")), random.nextInt(MAX_RUN_AFTER_FIRST_ACK_MILLIS)));
         }
-        System.out.printf("%s %s: %d trials, %d acknowledged writes, 0 lost; %d blocks held a landed unacknowledged write, "
-                        + "%d were torn by one; %.1f s%n", kind, writeCache, TRIALS, acknowledged, newer, torn,
-                (System.nanoTime() - started) / 1e9);
+        long started = System.nanoTime();
+        List<Future<Outcome>> outcomes = new ArrayList<>();
+        try (ExecutorService runner = Executors.newFixedThreadPool(TRIALS_AT_ONCE)) {
+            for (Trial trial : trials) {
+                String context = kind + " " + writeCache + " trial " + trial.number() + " (crash.seed " + seed + ", " + trial.schedule() + ")";
+                outcomes.add(runner.submit(() -> runAndCheck(kind, writeCache, trial, dir, context)));
+            }
+            long acknowledged = 0;
+            int newer = 0;
+            int torn = 0;
+            try {
+                for (Future<Outcome> outcome : outcomes) {
+                    Outcome done = resultOf(outcome);
+                    acknowledged += done.acknowledged();
+                    newer += done.result().newerThanAcknowledged();
+                    torn += done.result().tornByUnacknowledged();
+                }
+            } catch (Exception | Error e) {
+                runner.shutdownNow(); // one loss is enough: stop the trials still running (their children are killed)
+                throw e;
+            }
+            System.out.printf("%s %s: %d trials, %d acknowledged writes, 0 lost; %d blocks held a landed unacknowledged write, "
+                            + "%d were torn by one; %.1f s%n", kind, writeCache, TRIALS, acknowledged, newer, torn,
+                    (System.nanoTime() - started) / 1e9);
+        }
+    }
+
+    /** The trial's outcome, or its own failure (an assertion about lost blocks) rethrown as it was. */
+    private static Outcome resultOf(Future<Outcome> outcome) throws Exception {
+        try {
+            return outcome.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+    }
+
+    /** Runs one trial's writer until it is killed, reopens the backend and checks every block; fails the trial on a loss. */
+    private static Outcome runAndCheck(BackendKind kind, WriteCachePolicy writeCache, Trial trial, Path dir, String context) throws Exception {
+        WriteSchedule schedule = trial.schedule();
+        AcknowledgedWrites acks = runUntilKilled(kind, trial.path(), writeCache, schedule, trial.runMillis(), dir, context);
+        try (LunBackend backend = BackendFactory.open(CrashWriter.lunConfig(kind, trial.path(), writeCache, schedule))) {
+            DurabilityVerifier.Result result = DurabilityVerifier.verify(schedule, acks, 1, (block, buffer) -> {
+                Status status = new Status();
+                backend.read(block * schedule.blockSize(), buffer, 0, schedule.blockSize(), status);
+                assertEquals(BackendStatus.OK, status.last, "read of block " + block);
+            });
+            assertTrue(result.ok(), context + ": " + acks.total() + " acknowledged writes, lost:\n" + String.join("\n", result.problems()));
+            assertTrue(result.acknowledgedBlocks() > 0, context + ": no block was acknowledged");
+            return new Outcome(acks.total(), result);
+        }
     }
 
     /** Starts the writer, lets it run until {@code runMillis} after its first acknowledgement, kills it, and returns its log. */
@@ -121,6 +168,15 @@ class CrashDurabilityTest {
         command.addAll(CrashWriter.arguments(kind, path, writeCache, schedule));
         Path errors = dir.resolve(path.getFileName() + ".stderr");
         Process child = new ProcessBuilder(command).redirectError(errors.toFile()).start();
+        try {
+            return acknowledgementsUntilKilled(child, schedule, runMillis, errors, context);
+        } finally {
+            child.toHandle().destroyForcibly(); // also when the trial was interrupted or failed: no writer is left behind
+        }
+    }
+
+    private static AcknowledgedWrites acknowledgementsUntilKilled(Process child, WriteSchedule schedule, int runMillis, Path errors,
+                                                                  String context) throws Exception {
         AcknowledgedWrites acks = new AcknowledgedWrites(schedule.writers());
         AtomicReference<Throwable> readFailure = new AtomicReference<>();
         Thread reader = Thread.ofPlatform().name("crash-writer-output").start(() -> readAcknowledgements(child, acks, readFailure));
