@@ -50,6 +50,8 @@ final class CommandPipeline implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CommandPipeline.class.getName());
     /** Data buffers are handed out in runs of chunks of this size. */
     static final int DATA_CHUNK_BYTES = 64 * 1024;
+    /** How long closing waits for the stages to finish what was published. */
+    static final int CLOSE_TIMEOUT_SECONDS = 10;
     /** A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes. */
     static final int TICK = 0;
     /** A receive of the shared set: the event's channel field holds the QP number until the intake stage resolves it. */
@@ -155,9 +157,15 @@ final class CommandPipeline implements AutoCloseable {
         return intake.buffers.inUse();
     }
 
+    /** Stops the stages once every published event is handled, so that no backend call outlives the pipeline. */
     @Override
     public void close() {
-        disruptor.halt();
+        try {
+            disruptor.shutdown(CLOSE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (com.lmax.disruptor.TimeoutException e) {
+            LOG.warning("pipeline stages still busy after " + CLOSE_TIMEOUT_SECONDS + " s; halting them");
+            disruptor.halt();
+        }
         responseRegion.close();
         dataRegion.close();
         if (sharedReceives != null) {
