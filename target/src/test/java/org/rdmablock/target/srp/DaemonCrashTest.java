@@ -58,7 +58,9 @@ class DaemonCrashTest {
     private static final int TRIALS = Integer.getInteger("rdmablock.crash.trials", 20);
     private static final int TRIALS_AT_ONCE = 3;
     private static final int BLOCKS = 64;
-    /** The child is killed at a random moment up to this long after the first acknowledgement. */
+    /** Acknowledged writes before the kill may come: the stream is under way, not starting. */
+    private static final int MIN_ACKS_BEFORE_KILL = 16;
+    /** The child is killed at a random moment up to this long after {@link #MIN_ACKS_BEFORE_KILL} acknowledgements. */
     private static final int MAX_RUN_AFTER_FIRST_ACK_MILLIS = 200;
     private static final long START_TIMEOUT_MILLIS = 60_000;
 
@@ -205,7 +207,7 @@ class DaemonCrashTest {
             }
         });
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
-        while (acks.total() == 0 && writer.isAlive() && System.nanoTime() < deadline) {
+        while (acks.total() < MIN_ACKS_BEFORE_KILL && writer.isAlive() && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
         Thread.sleep(runMillis);
