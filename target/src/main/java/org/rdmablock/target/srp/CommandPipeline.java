@@ -9,6 +9,7 @@ import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDecodeError;
+import org.rdmablock.protocol.srp.SrpInformationUnit;
 import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
@@ -50,8 +51,13 @@ final class CommandPipeline implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CommandPipeline.class.getName());
     /** Data buffers are handed out in runs of chunks of this size. */
     static final int DATA_CHUNK_BYTES = 64 * 1024;
-    /** A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes. */
+    /**
+     * A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes;
+     * also what the completion of an unsignaled post (work request id 0) comes as, which only an error produces.
+     */
     static final int TICK = 0;
+    /** Bytes of an IU up to the end of its tag. */
+    private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
 
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion dataRegion;
@@ -133,6 +139,11 @@ final class CommandPipeline implements AutoCloseable {
         arena.close();
     }
 
+    /** The tag of an IU of at least {@link #TAG_END} bytes, as sent (SRP tags are opaque: native order, as the codecs). */
+    private static long rawTag(final MemorySegment region, final long at) {
+        return region.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + SrpInformationUnit.TAG_OFFSET);
+    }
+
     /**
      * Stage 1, one thread: decodes IUs, owns the free slots, the data buffer pool, the IUs waiting for a slot and
      * every channel's receive and credit bookkeeping.
@@ -202,8 +213,9 @@ final class CommandPipeline implements AutoCloseable {
             final long at = channel.receiveOffset(receiveIndex);
             decoder.immediateDataOffset(channel.immediateDataOffset);
             final SrpDecodeError error = decoder.decode(region, at, length);
+            // An IU too short to carry a tag cannot be answered by tag: it is no IU the target takes (logged out below).
             final int opcode = error == SrpDecodeError.NONE ? decoder.opcode()
-                    : length >= 1 ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
+                    : length >= TAG_END ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
             switch (opcode) {
                 case SrpOpcode.CMD -> {
                     return command(channel, receiveIndex, error, event);
@@ -212,11 +224,10 @@ final class CommandPipeline implements AutoCloseable {
                     if (freeCount == 0) {
                         return false;
                     }
-                    final SrpTaskManagement tm = decoder.taskManagement();
-                    final long tag = error == SrpDecodeError.NONE ? tm.tag() : 0;
+                    final long tag = rawTag(region, at); // the decoder hands out no flyweight for an invalid IU
                     // TODO(issue 9): abort queued commands; today every command is already past the point of no return
                     final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
-                            : switch (tm.function()) {
+                            : switch (decoder.taskManagement().function()) {
                                 case SrpTaskManagement.ABORT_TASK, SrpTaskManagement.ABORT_TASK_SET,
                                      SrpTaskManagement.CLEAR_TASK_SET, SrpTaskManagement.LUN_RESET -> SrpTaskManagement.RSP_COMPLETE;
                                 default -> SrpTaskManagement.RSP_NOT_SUPPORTED;
@@ -256,13 +267,12 @@ final class CommandPipeline implements AutoCloseable {
             if (freeCount == 0) {
                 return false;
             }
-            final SrpCommand iu = decoder.command();
             if (error != SrpDecodeError.NONE) {
-                // The tag is readable in any IU of 16 bytes or more; a CMD shorter than its header fails validation.
+                // The tag is readable in any IU of 16 bytes or more (shorter ones are logged out); the decoder hands
+                // out no flyweight for an invalid IU.
                 final CommandSlot slot = takeSlot();
-                iu.wrap(channel.receiveRegion.segment(), channel.receiveOffset(receiveIndex));
                 slot.channel = channel;
-                slot.tag = iu.tag();
+                slot.tag = rawTag(channel.receiveRegion.segment(), channel.receiveOffset(receiveIndex));
                 slot.descriptorCount = 0;
                 slot.firstChunk = -1;
                 channel.repostReceive(receiveIndex);
@@ -270,6 +280,7 @@ final class CommandPipeline implements AutoCloseable {
                 slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
                 return true;
             }
+            final SrpCommand iu = decoder.command();
             final CommandSlot slot = slots[freeSlots[freeCount - 1]];
             SenseCode failure = slot.load(channel, iu);
             final long needed = Math.max(slot.dataOutLength, slot.dataInLength);
@@ -356,6 +367,11 @@ final class CommandPipeline implements AutoCloseable {
 
         private void release(final CommandSlot slot, final PipelineEvent event) {
             final SrpChannel channel = slot.channel;
+            if (slot.endsChannel) {
+                // its SRP_T_LOGOUT has gone (or could not): the target ends the channel, flushing its receives
+                slot.endsChannel = false;
+                channel.connection.disconnect();
+            }
             releaseRun(slot.firstChunk, slot.chunkCount);
             slot.firstChunk = -1;
             freeSlots[freeCount++] = slot.index;
@@ -371,7 +387,10 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private CommandSlot takeSlot() {
-            return slots[freeSlots[--freeCount]];
+            final CommandSlot slot = slots[freeSlots[--freeCount]];
+            // No residual from the slot's last command: one failed or refused before attachData offers nothing.
+            slot.command.setExpectedLengths(0, 0);
+            return slot;
         }
 
         private void enqueueWaiting(final int channel, final int index, final int length) {
