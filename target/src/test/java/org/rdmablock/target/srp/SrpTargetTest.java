@@ -1,55 +1,16 @@
 package org.rdmablock.target.srp;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.rdmablock.protocol.scsi.InMemoryBackend;
-import org.rdmablock.protocol.scsi.LogicalUnit;
-import org.rdmablock.protocol.scsi.LogicalUnitConfig;
-import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.srp.SrpResponse;
-import org.rdmablock.target.config.ChannelConfig;
-import org.rdmablock.target.config.IdentityConfig;
-import org.rdmablock.target.config.ListenConfig;
-import org.rdmablock.target.config.PipelineConfig;
-import org.rdmablock.target.config.TargetConfig;
-import org.rdmablock.target.config.TimeoutConfig;
 
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
-import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** End to end over the soft provider on loopback: login, WRITE by RDMA READ and by immediate data, READ by RDMA WRITE. */
-class SrpTargetTest {
-    static final long ID_EXT = 0x0002c903000ab1e0L;
-    static final long IOC_GUID = 0x0002c903000ab1e1L;
-    SrpTarget target;
-    LogicalUnitTable units;
-
-    static TargetConfig config(final int port) {
-        return new TargetConfig("<test>", new ListenConfig("soft", "127.0.0.1", port), new IdentityConfig(ID_EXT, IOC_GUID),
-                new ChannelConfig(32, 8276, 1 << 20, true, 8192, 8),
-                new PipelineConfig(4096, 256, 2, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
-                new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());
-    }
-
-    @BeforeEach
-    void start() {
-        units = new LogicalUnitTable();
-        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("lun0").blockSize(512)
-                .maxTransferBytes(1 << 20).build(), new InMemoryBackend(64L << 20)));
-        target = SrpTarget.start(config(0), initiator -> units);
-    }
-
-    @AfterEach
-    void stop() {
-        target.close();
-    }
-
+class SrpTargetTest extends TargetTestBase {
     @Test
     void writesByReadAndImmediateDataThenReadsThemBack() {
         try (TestInitiator ini = TestInitiator.login(target.localAddress(), ID_EXT, IOC_GUID, 0x11, 1 << 20)) {
