@@ -14,6 +14,7 @@ import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.verbs.WcStatus;
 
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -53,6 +54,18 @@ class BadInputTest extends TargetTestBase {
     @FunctionalInterface
     interface BadCommand {
         void send(TestInitiator initiator, long tag);
+    }
+
+    /** Nothing of the bad command reached LUN 0: no backend write, the guarded blocks as they were. */
+    private void assertLunUntouched(final long writesBefore, final String what) {
+        assertEquals(writesBefore, backend0.writeCount(), what + ": nothing reached the backend");
+        assertArrayEquals(GUARDED, stored(backend0, GUARDED_LBA * 512, GUARDED.length), what + ": the LUN is unchanged");
+    }
+
+    /** The bad channel is gone with everything it held, and the bystander's session is served. */
+    private void assertOnlyTheBystanderLeftAndServed() {
+        awaitTargetIdle(1);
+        verifiedWriteAndRead(bystander, 20, 8, 2);
     }
 
     static Stream<Arguments> malformedCommands() {
@@ -126,8 +139,7 @@ class BadInputTest extends TargetTestBase {
         assertEquals(0, r.residualFlags(), what + ": no residual for a command that never ran");
         assertEquals(1, r.requestLimitDelta(), what + ": the credit comes back");
 
-        assertEquals(writes, backend0.writeCount(), what + ": nothing reached the backend");
-        assertArrayEquals(GUARDED, stored(backend0, GUARDED_LBA * 512, GUARDED.length), what + ": the LUN is unchanged");
+        assertLunUntouched(writes, what);
         verifiedWriteAndRead(ini, 10, 8, 1);
         verifiedWriteAndRead(bystander, 20, 8, 2);
     }
@@ -187,8 +199,7 @@ class BadInputTest extends TargetTestBase {
         assertEquals(SrpOpcode.T_LOGOUT, logout.opcode(), what);
         assertEquals(SrpTargetLogout.REASON_INVALID_IU_TYPE, logout.logoutReason(), what);
         assertTrue(ending.disconnected(), what + ": the target ends the channel after its logout: " + ending);
-        awaitTargetIdle(1);
-        verifiedWriteAndRead(bystander, 20, 8, 2);
+        assertOnlyTheBystanderLeftAndServed();
     }
 
     static Stream<Arguments> unreachableDescriptors() {
@@ -197,6 +208,17 @@ class BadInputTest extends TargetTestBase {
                 Arguments.of("WRITE, wrong rkey", true, 0L, 0x1000),
                 Arguments.of("READ, descriptor past the registration", false, INITIATOR_BYTES - 1024, 0),
                 Arguments.of("READ, wrong rkey", false, 0L, 0x1000));
+    }
+
+    /**
+     * What the initiator sees when the target's RDMA READ or WRITE of its memory is refused (the soft provider, as an
+     * iWARP NIC, terminates the connection): no IU at all, every posted receive flushed, the connection down.
+     */
+    private static void assertChannelFailed(final TestInitiator ini, final TestInitiator.Ending ending, final String what) {
+        assertTrue(ending.disconnected(), what + ": the channel ends: " + ending);
+        assertTrue(ending.responses().isEmpty(), what + ": no response arrives: " + ending);
+        assertTrue(ending.failures().stream().allMatch(s -> s == WcStatus.WR_FLUSH_ERR), what + ": work is flushed: " + ending);
+        assertTrue(ending.failures().size() >= ini.receives.length, what + ": every receive is flushed: " + ending);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -209,13 +231,10 @@ class BadInputTest extends TargetTestBase {
         ini.submitDirect(0x99, LUN0, write ? TestInitiator.write16(GUARDED_LBA, 8) : TestInitiator.read16(GUARDED_LBA, 8), write,
                 ini.data.address() + offset, ini.data.rkey() + keyDelta, 8 * 512);
         final TestInitiator.Ending ending = ini.awaitEnding(Duration.ofSeconds(10));
-        assertTrue(ending.disconnected(), what + ": the channel ends: " + ending);
-        assertTrue(ending.responses().stream().noneMatch(r -> r.status() == ScsiStatus.GOOD), what + ": no GOOD status: " + ending);
-        assertEquals(writes, backend0.writeCount(), what + ": nothing reached the backend");
-        assertArrayEquals(GUARDED, stored(backend0, GUARDED_LBA * 512, GUARDED.length), what + ": the LUN is unchanged");
+        assertChannelFailed(ini, ending, what);
+        assertLunUntouched(writes, what);
         assertArrayEquals(java.util.Arrays.copyOf(sentinel, 1024), bytesAt(ini, offset, 1024), what + ": the initiator's buffer is unchanged");
-        awaitTargetIdle(1);
-        verifiedWriteAndRead(bystander, 20, 8, 2);
+        assertOnlyTheBystanderLeftAndServed();
     }
 
     @Test
@@ -227,12 +246,24 @@ class BadInputTest extends TargetTestBase {
                 new long[]{ini.data.address(), ini.data.address() + INITIATOR_BYTES - 2048, ini.data.address() + 4096},
                 ini.data.rkey(), new int[]{2048, 4096, 2048}, 8192));
         final TestInitiator.Ending ending = ini.awaitEnding(Duration.ofSeconds(10));
-        assertTrue(ending.disconnected(), "the channel ends: " + ending);
-        assertTrue(ending.responses().stream().noneMatch(r -> r.status() == ScsiStatus.GOOD), "no GOOD status: " + ending);
-        assertEquals(writes, backend0.writeCount(), "nothing reached the backend");
-        assertArrayEquals(GUARDED, stored(backend0, GUARDED_LBA * 512, GUARDED.length), "the LUN is unchanged");
-        awaitTargetIdle(1);
-        verifiedWriteAndRead(bystander, 20, 8, 2);
+        assertChannelFailed(ini, ending, "one of three descriptors past the registration");
+        assertLunUntouched(writes, "the bad command");
+        assertOnlyTheBystanderLeftAndServed();
+    }
+
+    @Test
+    void anIuLongerThanTheNegotiatedMaximumEndsOnlyItsChannel() {
+        final TestInitiator ini = login(loginData(0xA7, 64, SrpLoginRequest.MULTICHANNEL_MULTI));
+        assertEquals(64, ini.login.maxInitiatorToTargetIuLength());
+        final long writes = backend0.writeCount();
+        ini.command(0x31, LUN0, TestInitiator.write16(GUARDED_LBA, 1))
+                .setBufferFormats(SrpBufferFormat.IMMEDIATE, SrpBufferFormat.NONE).setImmediateDataLength(512);
+        ini.sendRaw(ini.slotOf(0x31), TestInitiator.IMMEDIATE_OFFSET + 512);
+        final TestInitiator.Ending ending = ini.awaitEnding(Duration.ofSeconds(10));
+        assertTrue(ending.disconnected(), "a message longer than the target's receive buffer ends the channel: " + ending);
+        assertTrue(ending.responses().isEmpty(), "no response: " + ending);
+        assertLunUntouched(writes, "the bad command");
+        assertOnlyTheBystanderLeftAndServed();
     }
 
     /**

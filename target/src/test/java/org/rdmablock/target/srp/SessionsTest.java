@@ -167,6 +167,22 @@ class SessionsTest extends TargetTestBase {
         awaitTargetIdle(0);
     }
 
+    @Test
+    void anInitiatorThatVanishesWithCommandsInFlightLeavesNothingBehind() {
+        final TestInitiator ini = login(0xF7);
+        final TestInitiator other = login(0xF8);
+        lun0Gate.hold();
+        for (int tag = 1; tag <= 4; tag++) {
+            ini.submit(tag, LUN0, TestInitiator.read16(tag * 128L, 128), 0, 65536, tag * 65536L, false);
+        }
+        awaitTrue(() -> lun0Gate.heldCount() == 4, () -> "the READs wait in the backend");
+        ini.close(); // no logout: the connection just goes
+        assertEquals(4, target.dataChunksInUse(), "the READs hold their buffers until they finish");
+        lun0Gate.release();
+        awaitTargetIdle(1);
+        verifiedWriteAndRead(other, 8, 8, 10);
+    }
+
     @ParameterizedTest(name = "function 0x{0} -> response code {1}")
     @CsvSource({"01, 0", "02, 0", "04, 0", "08, 0", "40, 4", "77, 4"})
     void taskManagementAnswersWithTheSrpResponseCode(final String function, final int code) {
