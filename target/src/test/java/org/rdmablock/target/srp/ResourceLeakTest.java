@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Logs in and out many times, a few commands each time, and checks that the target gives everything back: its free
  * command slots, data chunks and channels return to where they started, and the JVM has no more threads than before.
- * {@code -Drdmablock.target.loginCycles=10000} runs the issue's full count (about 50 to 110 s on 2 shared cores);
+ * {@code -Drdmablock.target.loginCycles=10000} runs the issue's full count (110 to 190 s on 2 shared cores);
  * the default run does 500, which shows any per-login leak as surely (one slot, chunk or channel kept per login
  * shows after the first).
  */
