@@ -9,6 +9,7 @@ import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDecodeError;
+import org.rdmablock.protocol.srp.SrpInformationUnit;
 import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
@@ -52,10 +53,15 @@ final class CommandPipeline implements AutoCloseable {
     static final int DATA_CHUNK_BYTES = 64 * 1024;
     /** How long closing waits for the stages to finish what was published. */
     static final int CLOSE_TIMEOUT_SECONDS = 10;
-    /** A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes. */
+    /**
+     * A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes;
+     * also what the completion of an unsignaled post (work request id 0) comes as, which only an error produces.
+     */
     static final int TICK = 0;
     /** A receive of the shared set: the event's channel field holds the QP number until the intake stage resolves it. */
     static final int RECEIVE_SHARED = 0x80;
+    /** Bytes of an IU up to the end of its tag. */
+    private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
 
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion dataRegion;
@@ -174,6 +180,11 @@ final class CommandPipeline implements AutoCloseable {
         arena.close();
     }
 
+    /** The tag of an IU of at least {@link #TAG_END} bytes, as sent (SRP tags are opaque: native order, as the codecs). */
+    private static long rawTag(final MemorySegment region, final long at) {
+        return region.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + SrpInformationUnit.TAG_OFFSET);
+    }
+
     /**
      * Stage 1, one thread: decodes IUs, owns the free slots, the data buffer pool, the IUs waiting for a slot and
      * every channel's receive and credit bookkeeping.
@@ -252,8 +263,9 @@ final class CommandPipeline implements AutoCloseable {
             final long at = channel.receives.offset(receiveIndex);
             decoder.immediateDataOffset(channel.immediateDataOffset);
             final SrpDecodeError error = decoder.decode(region, at, length);
+            // An IU too short to carry a tag cannot be answered by tag: it is no IU the target takes (logged out below).
             final int opcode = error == SrpDecodeError.NONE ? decoder.opcode()
-                    : length >= 1 ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
+                    : length >= TAG_END ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
             switch (opcode) {
                 case SrpOpcode.CMD -> {
                     return command(channel, receiveIndex, error, event);
@@ -262,9 +274,9 @@ final class CommandPipeline implements AutoCloseable {
                     if (freeCount == 0) {
                         return false;
                     }
-                    final SrpTaskManagement tm = decoder.taskManagement();
-                    final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS : taskManagement(channel, tm);
-                    final long tag = error != SrpDecodeError.NONE ? region.get(TAG, at + SrpTaskManagement.TAG_OFFSET) : tm.tag();
+                    final long tag = rawTag(region, at); // the decoder hands out no flyweight for an invalid IU
+                    final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
+                            : taskManagement(channel, decoder.taskManagement());
                     channel.repostReceive(receiveIndex);
                     channel.outstandingCommands++;
                     takeSlot().respondToTaskManagement(channel, tag, code);
@@ -300,13 +312,12 @@ final class CommandPipeline implements AutoCloseable {
             if (freeCount == 0) {
                 return false;
             }
-            final SrpCommand iu = decoder.command();
             if (error != SrpDecodeError.NONE) {
-                // The tag is readable in any IU of 16 bytes or more; a CMD shorter than its header fails validation.
+                // The tag is readable in any IU of 16 bytes or more (shorter ones are logged out); the decoder hands
+                // out no flyweight for an invalid IU.
                 final CommandSlot slot = takeSlot();
-                iu.wrap(channel.receiveSegment(), channel.receives.offset(receiveIndex));
                 slot.channel = channel;
-                slot.tag = iu.tag();
+                slot.tag = rawTag(channel.receiveSegment(), channel.receives.offset(receiveIndex));
                 slot.descriptorCount = 0;
                 slot.firstChunk = -1;
                 channel.repostReceive(receiveIndex);
@@ -314,6 +325,7 @@ final class CommandPipeline implements AutoCloseable {
                 slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
                 return true;
             }
+            final SrpCommand iu = decoder.command();
             final CommandSlot slot = slots[freeSlots[freeCount - 1]];
             SenseCode failure = slot.load(channel, iu);
             if (failure == null && channel.lunsChanged && reportsUnitAttention(iu.cdbByte(0))) {
@@ -469,6 +481,8 @@ final class CommandPipeline implements AutoCloseable {
             slot.inUse = true;
             slot.aborted = false;
             slot.disconnectAfter = false;
+            // No residual from the slot's last command: one failed or refused before attachData offers nothing.
+            slot.command.setExpectedLengths(0, 0);
             return slot;
         }
 

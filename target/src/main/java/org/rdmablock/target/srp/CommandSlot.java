@@ -198,9 +198,12 @@ final class CommandSlot implements ScsiCompletion {
         long at = data.address() + dataOffset;
         for (int i = 0; i < descriptorCount; i++) {
             final SendWorkRequest read = transfers[i];
+            // Only the last READ, signaled, names the slot: when one fails, each READ of the chain completes (the
+            // rest flushed), and the slot must hear of it once; the others' id 0 makes their completions ticks.
+            final boolean last = i == descriptorCount - 1;
             read.opcode(SendOpcode.RDMA_READ).remote(remoteAddress[i], remoteKey[i]).next(null)
-                    .flags(i == descriptorCount - 1 ? SendFlags.SIGNALED : 0)
-                    .wrId(WorkRequestIds.of(WorkRequestIds.DATA_OUT, channel.id, index));
+                    .flags(last ? SendFlags.SIGNALED : 0)
+                    .wrId(last ? WorkRequestIds.of(WorkRequestIds.DATA_OUT, channel.id, index) : 0);
             read.sgl().clear().add(at, remoteLength[i], data.lkey());
             if (i > 0) {
                 transfers[i - 1].next(read);

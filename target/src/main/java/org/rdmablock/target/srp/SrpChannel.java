@@ -37,6 +37,10 @@ final class SrpChannel {
     /** A reload changed this initiator's LUN inventory: the next command gets the unit attention (set on any thread). */
     volatile boolean lunsChanged;
 
+    /** The login that made it and the multichannel result of its LOGIN_RSP (login threads only). */
+    LoginNegotiation login;
+    int multichannelResult;
+
     // intake stage only
     int outstandingCommands;
     /** Set once the target has sent (or is sending) SRP_T_LOGOUT: the channel ends when it has gone. */

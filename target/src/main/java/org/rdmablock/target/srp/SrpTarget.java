@@ -175,17 +175,32 @@ public final class SrpTarget implements AutoCloseable {
                 return;
             }
             if (request != null) {
-                try {
-                    login(request);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "login from " + request.remoteAddress() + " failed", e);
-                    request.close();
-                }
+                // Each login on its own virtual thread: an accept waits for the initiator (up to 10 s), and one slow
+                // initiator must not hold up the others' logins.
+                Thread.ofVirtual().name("srp-login-", request.hashCode()).start(() -> {
+                    try {
+                        login(request);
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "login from " + request.remoteAddress() + " failed", e);
+                        request.close();
+                    }
+                });
             }
         }
     }
 
     private void login(final ConnectionId request) {
+        final SrpChannel channel = admit(request);
+        if (channel != null) {
+            accept(request, channel);
+        }
+    }
+
+    /**
+     * Decides a login and, when it may go on, makes its channel (QP, receives) and enters it: under the target's lock,
+     * so that concurrent logins see each other's channels. Returns null after rejecting.
+     */
+    private synchronized SrpChannel admit(final ConnectionId request) {
         final LoginNegotiation login = LoginNegotiation.of(request.privateData(), config.identity(), config.channel());
         if (login.rejectReason == 0 && !ensureDeviceResources(request.context())) {
             login.rejectReason = SrpLoginReject.REASON_INSUFFICIENT_RESOURCES;
@@ -205,9 +220,8 @@ public final class SrpTarget implements AutoCloseable {
             LOG.info("login from " + request.remoteAddress() + " rejected: " + login.rejectWhy);
             request.reject(login.rejectPrivateData());
             request.close();
-            return;
+            return null;
         }
-        final int multichannel = applyMultichannelAction(login);
         final int credits = config.channel().credits();
         final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, srq,
                 new QueuePairCapabilities(credits * (CommandSlot.MAX_DESCRIPTORS + 1) + 1,
@@ -220,6 +234,17 @@ public final class SrpTarget implements AutoCloseable {
             pipeline.directory.add(qp.qpNum(), channelId);
         }
         request.onDisconnect(id -> pipeline.disconnected(channel));
+        channel.multichannelResult = applyMultichannelAction(login, channel);
+        channel.login = login;
+        return channel;
+    }
+
+    /** Accepts an admitted channel's connection with its LOGIN_RSP; waits for the initiator, outside the lock. */
+    private void accept(final ConnectionId request, final SrpChannel channel) {
+        final LoginNegotiation login = channel.login;
+        final int credits = channel.credits;
+        final int multichannel = channel.multichannelResult;
+        final int channelId = channel.id;
         final ConnectionId.ReadDepths depths = request.readDepths();
         final int ord = depths.peerResponderResources() > 0 ? Math.min(16, depths.peerResponderResources()) : 16;
         final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(16, depths.peerInitiatorDepth()) : 0;
@@ -227,8 +252,12 @@ public final class SrpTarget implements AutoCloseable {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
             // Nothing was served yet: the QP goes with the id, its receives without completions.
-            pipeline.channels.compareAndSet(channelId, channel, null);
-            channel.release();
+            if (pipeline.channels.compareAndSet(channelId, channel, null)) {
+                if (pipeline.directory != null) {
+                    pipeline.directory.remove(channel.queuePair.qpNum());
+                }
+                channel.release();
+            }
             throw e;
         }
         LOG.info(channel + " logged in: " + credits + " credits, IU " + login.requestedIuLength + " bytes, immediate data "
@@ -236,11 +265,11 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
-    private int applyMultichannelAction(final LoginNegotiation login) {
+    private int applyMultichannelAction(final LoginNegotiation login, final SrpChannel admitted) {
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < pipeline.channels.length(); i++) {
             final SrpChannel other = pipeline.channels.get(i);
-            if (other != null && other.initiator.equals(login.initiator) && !other.closing) {
+            if (other != null && other != admitted && other.initiator.equals(login.initiator) && !other.closing) {
                 others.add(other);
             }
         }
