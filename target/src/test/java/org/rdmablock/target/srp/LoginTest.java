@@ -61,6 +61,15 @@ class LoginTest extends TargetTestBase {
         return reject;
     }
 
+    /**
+     * Skips where the transport cannot deliver {@code length} bytes of connect private data as they are: an IB/RoCE
+     * request (the native provider on rxe) carries exactly 56, padded with zeros, and refuses more before sending.
+     */
+    private static void assumeExactPrivateData(final int length) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(length == SrpLoginRequestRdmaCm.LENGTH || "soft".equals(TestInitiator.PROVIDER),
+                "private data of " + length + " bytes: an IB/RoCE connect request carries exactly 56");
+    }
+
     /** A login that works after whatever was refused: the target serves on. */
     private void aGoodLoginStillWorks() {
         assertEquals(0, target.channelCount(), "a refused login holds no channel");
@@ -111,6 +120,7 @@ class LoginTest extends TargetTestBase {
 
     @Test
     void theSixtyFourByteLoginIuIsAcceptedToo() {
+        assumeExactPrivateData(SrpLoginRequest.LENGTH);
         final byte[] iu = new byte[SrpLoginRequest.LENGTH];
         new SrpLoginRequestRdmaCm().wrap(MemorySegment.ofArray(loginData(0xD4, TestInitiator.IU_LENGTH, SrpLoginRequest.MULTICHANNEL_MULTI)), 0)
                 .copyTo(new SrpLoginRequest().wrap(MemorySegment.ofArray(iu), 0));
@@ -154,6 +164,7 @@ class LoginTest extends TargetTestBase {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusedLogins")
     void refusedLoginSaysWhy(final String what, final int reason, final byte[] privateData) {
+        assumeExactPrivateData(privateData.length);
         final SrpLoginReject reject = rejected(privateData);
         assertEquals(Integer.toHexString(reason), Integer.toHexString(reject.reason()), what);
         if (privateData.length == SrpLoginRequestRdmaCm.LENGTH && privateData[11] == SrpOpcode.LOGIN_REQ) {

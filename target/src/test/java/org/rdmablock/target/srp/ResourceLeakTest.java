@@ -30,7 +30,7 @@ class ResourceLeakTest extends TargetTestBase {
     @Test
     void loginAndLogoutManyTimesGivesEverythingBack() throws InterruptedException {
         final byte[] data = pattern(4096, 11);
-        try (VerbsProvider shared = VerbsProvider.load("soft")) {
+        try (VerbsProvider shared = VerbsProvider.load(TestInitiator.PROVIDER)) {
             for (int i = 0; i < WARM_UP; i++) {
                 cycle(shared, i, data);
             }

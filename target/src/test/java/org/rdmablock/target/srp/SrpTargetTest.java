@@ -38,7 +38,7 @@ class SrpTargetTest {
 
     static TargetConfig config(final int port, final PipelineConfig.ReceiveQueueMode receives,
                                final PipelineConfig.CompletionMode completions) {
-        return new TargetConfig("<test>", new ListenConfig("soft", "127.0.0.1", port), new IdentityConfig(ID_EXT, IOC_GUID),
+        return new TargetConfig("<test>", new ListenConfig(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(32, 8276, 1 << 20, true, 8192, 8),
                 new PipelineConfig(4096, 256, 2, receives, completions),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());

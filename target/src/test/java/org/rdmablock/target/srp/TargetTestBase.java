@@ -57,7 +57,7 @@ abstract class TargetTestBase {
     private final List<TestInitiator> initiators = new ArrayList<>();
 
     static TargetConfig config(final int port) {
-        return new TargetConfig("<test>", new ListenConfig("soft", "127.0.0.1", port), new IdentityConfig(ID_EXT, IOC_GUID),
+        return new TargetConfig("<test>", new ListenConfig(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(CREDITS, 8276, 1 << 20, true, 8192, MAX_CHANNELS),
                 new PipelineConfig(4096, RING_SIZE, 2, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());

@@ -50,6 +50,13 @@ import java.util.List;
  * commands may be in flight (one IU buffer per tag).
  */
 final class TestInitiator implements AutoCloseable {
+    /**
+     * The verbs provider of the target and the initiators of these tests: {@code soft} on loopback by default; the QEMU
+     * harness runs the suite on {@code native} (rxe) with an address of the guest's veth.
+     */
+    static final String PROVIDER = System.getProperty("rdmablock.target.provider", "soft");
+    /** The address the tests' targets listen on. */
+    static final String ADDRESS = System.getProperty("rdmablock.target.address", "127.0.0.1");
     static final Duration TIMEOUT = Duration.ofSeconds(10);
     static final int IU_LENGTH = 8276;
     /** Where ib_srp puts immediate data in SRP_CMD, and what {@link #login} asks for. */
@@ -149,7 +156,7 @@ final class TestInitiator implements AutoCloseable {
                   final int slots) {
         this.slots = slots;
         this.ownsProvider = shared == null;
-        provider = shared != null ? shared : VerbsProvider.load("soft");
+        provider = shared != null ? shared : VerbsProvider.load(PROVIDER);
         ConnectionId connection = null;
         ProtectionDomain protection = null;
         CompletionQueue completions = null;
