@@ -67,6 +67,12 @@ public final class LunInventory implements AutoCloseable {
         final BlockBackend backend;
         try {
             backend = opener.open(lun);
+        } catch (RuntimeException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("LUN " + lun.number())) {
+                throw e; // BackendOpenException names the LUN and path already
+            }
+            throw new IllegalStateException("LUN " + lun.number() + (lun.path() != null ? " (" + lun.path() + ")" : "")
+                    + ": " + e.getMessage(), e);
         } catch (Exception e) {
             throw new IllegalStateException("LUN " + lun.number() + (lun.path() != null ? " (" + lun.path() + ")" : "")
                     + ": " + e.getMessage(), e);

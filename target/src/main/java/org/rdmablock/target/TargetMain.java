@@ -104,11 +104,13 @@ public final class TargetMain implements Callable<Integer> {
         if (stopped.getCount() == 0) {
             return;
         }
-        LOG.info("stopping: logging initiators out, closing the LUNs");
+        // printed, not logged: the JDK resets its log handlers in a shutdown hook of its own
+        out.println("rdmablock target: stopping (logging initiators out, closing the LUNs)");
         try {
             target.close();
         } finally {
             inventory.close();
+            out.println("rdmablock target: stopped");
             stopped.countDown();
         }
     }
@@ -121,8 +123,9 @@ public final class TargetMain implements Callable<Integer> {
                 cfg.identity().iocGuid());
         inventory.describe().forEach(line -> out.println("  " + line));
         out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
-                        + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops; SIGHUP reloads the LUNs)%n",
-                cfg.identity().idExt(), cfg.identity().iocGuid(), address.getAddress().getHostAddress(), address.getPort());
+                        + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",
+                cfg.identity().idExt(), cfg.identity().iocGuid(), address.getAddress().getHostAddress(), address.getPort(),
+                config != null ? "; SIGHUP re-reads " + config : "");
         out.flush();
     }
 

@@ -28,6 +28,14 @@ public final class BackendFactory {
         if (needsPath && lun.path() == null) {
             throw new BackendOpenException(lun.number(), kind, null, "a " + kind + " LUN needs a path", null);
         }
+        if (needsPath && !lun.readOnly() && lun.path().toAbsolutePath().getParent() != null) {
+            // a new LUN's folder (./data for the embedded default) is made as its file or database is
+            try {
+                java.nio.file.Files.createDirectories(lun.path().toAbsolutePath().getParent());
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new BackendOpenException(lun.number(), kind, lun.path(), "cannot create its folder: " + e, e);
+            }
+        }
         return switch (lun.backend()) {
             case FILE -> FileBackend.open(lun);
             case ROCKSDB -> RocksDbBackend.open(lun);
