@@ -47,7 +47,8 @@ public final class TargetMain implements Callable<Integer> {
         this(System.out, System.err);
     }
 
-    TargetMain(final PrintStream out, final PrintStream err) {
+    /** A daemon that prints its banner to {@code out} and its refusals to {@code err} (for embedding and tests). */
+    public TargetMain(final PrintStream out, final PrintStream err) {
         this.out = out;
         this.err = err;
     }
@@ -95,8 +96,8 @@ public final class TargetMain implements Callable<Integer> {
         return 0;
     }
 
-    /** Stops a running {@link #call()} (tests; the daemon stops through its shutdown hook). */
-    void stop() {
+    /** Stops a running {@link #call()}, as SIGTERM does (for embedding and tests). */
+    public void stop() {
         stopper.run();
     }
 
