@@ -21,7 +21,7 @@ import org.openjdk.jmh.runner.IterationType;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The command pipeline alone ({@link PipelineHarness}: fake verbs, null backend, one channel): 4 KiB commands per
+ * The command pipeline alone ({@link PipelineHarness}: fake verbs, a backend that touches no data, one channel): 4 KiB commands per
  * second through the intake stage and {@code backendThreads} backend threads, the benchmark thread playing poller
  * and initiator with {@code queueDepth} commands in flight. After the run it prints the latency from publishing an
  * IU's receive completion to the post of its response (p50, p99, p99.9 over the measurement iterations) and the
@@ -60,7 +60,7 @@ public class PipelineBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        harness = new PipelineHarness(1, queueDepth, backendThreads, new NullBackend(PipelineHarness.DEVICE_BYTES));
+        harness = new PipelineHarness(1, queueDepth, backendThreads, new DiscardingBackend(PipelineHarness.DEVICE_BYTES));
         harness.mix(PipelineHarness.Mix.valueOf(mix));
         harness.gap(TimeUnit.MICROSECONDS.toNanos(gapMicros));
     }

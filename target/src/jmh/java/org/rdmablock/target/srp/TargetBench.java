@@ -1,10 +1,12 @@
 package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.BlockBackend;
-import org.rdmablock.protocol.scsi.InMemoryBackend;
+import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.backend.LunBackend;
 import org.rdmablock.target.config.ChannelConfig;
 import org.rdmablock.target.config.IdentityConfig;
 import org.rdmablock.target.config.ListenConfig;
+import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TimeoutConfig;
@@ -26,13 +28,13 @@ import java.util.regex.Pattern;
 /**
  * The target end to end on loopback over the soft provider, beside the transport alone. Each system under test is
  * a server and a {@link BenchInitiator} connected to it: {@code raw} ({@link RawResponder}: the same IUs answered
- * with the same verbs, nothing else), {@code memory} and {@code null} ({@link SrpTarget} with the in-memory or the
+ * with the same verbs, nothing else), {@code memory} and {@code null} ({@link SrpTarget} with the daemon's memory or
  * null backend). Every round measures every case on every system in turn, so that the machine's noise falls on all
  * alike; the summary gives the median of the rounds and each target's ratio to {@code raw}.
  *
  * <pre>
  *   bin/jmh target --main org.rdmablock.target.srp.TargetBench [--part transport|channels|all] [--rounds 5]
- *       [--seconds 2] [--systems raw,memory,null] [--backend-threads 1] [--profile]
+ *       [--seconds 2] [--systems raw,memory,null] [--backend-threads 1] [--credits 128] [--profile]
  * </pre>
  *
  * {@code transport}: 4 KiB random READ and WRITE at QD 1, 16 and 64, WRITE with immediate data, TEST UNIT READY at
@@ -69,6 +71,8 @@ public final class TargetBench {
     private boolean profile;
     private String part = "all";
     private List<String> systems = List.of("raw", "memory", "null");
+    /** Credits per channel of the transport part: above its deepest queue (64), see {@link #transport()}. */
+    private int transportCredits = 128;
 
     public static void main(final String[] args) throws Exception {
         final TargetBench bench = new TargetBench();
@@ -80,9 +84,10 @@ public final class TargetBench {
                 case "--part" -> bench.part = args[++i];
                 case "--profile" -> bench.profile = true;
                 case "--systems" -> bench.systems = List.of(args[++i].split(","));
+                case "--credits" -> bench.transportCredits = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (--part transport|channels|all, --systems raw,memory,null, --rounds N, --seconds S,"
-                        + " --backend-threads N, --profile)");
+                        + " --backend-threads N, --credits N, --profile)");
             }
         }
 
@@ -97,6 +102,11 @@ public final class TargetBench {
         System.exit(0);
     }
 
+    /**
+     * One channel, queue depths up to 64, 128 credits: the target counts a command against the credits until its
+     * response's send completion, which the soft provider reports only once a confirmation covers it, so an initiator
+     * that uses every credit gets some commands answered BUSY (try {@code --credits 64}).
+     */
     private void transport() throws Exception {
         final List<Case> cases = new ArrayList<>();
         cases.add(new Case(workload("TUR", CommandIus.Kind.TEST_UNIT_READY, 0, false), 1, 1));
@@ -109,7 +119,7 @@ public final class TargetBench {
         cases.add(new Case(workload("4k randwrite imm", CommandIus.Kind.WRITE_IMMEDIATE, 4096, false), 1, 16));
         cases.add(new Case(workload("1M seqread", CommandIus.Kind.READ, 1 << 20, true), 1, 8));
         cases.add(new Case(workload("1M seqwrite", CommandIus.Kind.WRITE, 1 << 20, true), 1, 8));
-        compare("transport", cases, 128, 1, 64);
+        compare("transport", cases, transportCredits, 1, 64);
     }
 
     private void channels() throws Exception {
@@ -149,6 +159,12 @@ public final class TargetBench {
                 PipelineHarness.BLOCK_SIZE, deviceBytes);
     }
 
+    /** The daemon's backend of {@code kind} (memory or null) for a LUN of {@code bytes}, write-through as by default. */
+    static LunBackend lun(final LunConfig.BackendKind kind, final long bytes) {
+        return BackendFactory.open(new LunConfig(0, kind, null, bytes, PipelineHarness.BLOCK_SIZE, false,
+                LunConfig.WriteCachePolicy.WRITE_THROUGH, false, 0, List.of()));
+    }
+
     /** A target on loopback with {@code credits} per channel and room for {@code channels} × credits commands. */
     static TargetConfig config(final int credits, final int channels, final int backendThreads) {
         final int commands = Integer.highestOneBit(Math.max(256, 2 * credits * channels) - 1) << 1;
@@ -168,8 +184,8 @@ public final class TargetBench {
             for (final String name : systems) {
                 started.add(switch (name) {
                     case "raw" -> raw(credits, channels, slots);
-                    case "memory" -> target(name, credits, channels, slots, new InMemoryBackend(DEVICE_BYTES));
-                    case "null" -> target(name, credits, channels, slots, new NullBackend(DEVICE_BYTES));
+                    case "memory" -> target(name, credits, channels, slots, lun(LunConfig.BackendKind.MEMORY, DEVICE_BYTES));
+                    case "null" -> target(name, credits, channels, slots, lun(LunConfig.BackendKind.NULL, DEVICE_BYTES));
                     default -> throw new IllegalArgumentException("no system " + name + " (raw, memory, null)");
                 });
             }

@@ -12,4 +12,29 @@ package org.rdmablock.target.config;
  */
 public record ChannelConfig(int credits, int maxIuLength, int maxIoSize, boolean immediateData,
                             int immediateDataSize, int maxChannels) {
+    /** Default credits: ib_srpt's, the size of its per-channel receive ring ({@code MAX_SRPT_RQ_SIZE}). */
+    public static final int DEFAULT_CREDITS = 128;
+    /** Most credits one channel may grant (SRP req_lim is 32 bits; receive buffers are credits × maxIuLength). */
+    public static final int MAX_CREDITS = 4096;
+    /**
+     * Default largest IU: ib_srpt's default {@code srp_max_req_size}, 80 + 4 + 8192 (its largest immediate-data
+     * offset, the 4-byte immediate-data descriptor, 8 KiB of data).
+     */
+    public static final int DEFAULT_MAX_IU_LENGTH = 8276;
+    /** Smallest IU length: an SRP_LOGIN_REQ and an SRP_CMD with a direct descriptor are 64 bytes. */
+    public static final int MIN_IU_LENGTH = 64;
+    /** Default largest transfer of one command: 1 MiB. */
+    public static final int DEFAULT_MAX_IO_SIZE = 1 << 20;
+    /** Immediate data is offered by default (Linux's ib_srp uses it for writes up to 8 KiB). */
+    public static final boolean DEFAULT_IMMEDIATE_DATA = true;
+    /** Default largest immediate data: 8 KiB, what Linux's ib_srp sends ({@code srp_max_imm_data}). */
+    public static final int DEFAULT_IMMEDIATE_DATA_SIZE = 8192;
+    /**
+     * Where immediate data starts in an SRP_CMD IU as Linux's ib_srp sends it ({@code SRP_IMM_DATA_OFFSET}): the
+     * 48-byte SRP_CMD, 16 bytes of additional CDB, the 4-byte immediate-data descriptor. An IU of maxIuLength bytes
+     * holds at most {@code maxIuLength - IMMEDIATE_DATA_OFFSET} bytes of immediate data.
+     */
+    public static final int IMMEDIATE_DATA_OFFSET = 48 + 16 + 4;
+    /** Default number of channels served at once. */
+    public static final int DEFAULT_MAX_CHANNELS = 64;
 }

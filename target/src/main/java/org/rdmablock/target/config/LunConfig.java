@@ -21,6 +21,23 @@ import java.util.List;
 public record LunConfig(int number, BackendKind backend, Path path, long sizeBytes, int blockSize, boolean readOnly,
                         WriteCachePolicy writeCache, boolean directIo, long blockCacheBytes,
                         List<InitiatorPortId> allowedInitiators) {
+    /** Largest LUN: SAM's flat space addressing has 14 bits. */
+    public static final int MAX_NUMBER = 16383;
+    /** The logical block sizes a LUN may have. */
+    public static final List<Integer> BLOCK_SIZES = List.of(512, 4096);
+    /** Default backend. */
+    public static final BackendKind DEFAULT_BACKEND = BackendKind.FILE;
+    /** Default logical block size: 512, what every initiator handles. */
+    public static final int DEFAULT_BLOCK_SIZE = 512;
+    /** LUNs are writable by default. */
+    public static final boolean DEFAULT_READ_ONLY = false;
+    /** Default durability: a write is durable before its response. */
+    public static final WriteCachePolicy DEFAULT_WRITE_CACHE = WriteCachePolicy.WRITE_THROUGH;
+    /** Files are opened through the page cache by default ({@code direct_io} needs aligned buffers). */
+    public static final boolean DEFAULT_DIRECT_IO = false;
+    /** Default RocksDB block cache: 64 MiB; {@link #blockCacheBytes} is 0 for other backends. */
+    public static final long DEFAULT_BLOCK_CACHE_BYTES = 64L << 20;
+
     public LunConfig {
         allowedInitiators = List.copyOf(allowedInitiators);
     }

@@ -12,6 +12,33 @@ package org.rdmablock.target.config;
  */
 public record PipelineConfig(int cqSize, int ringSize, int backendThreads, ReceiveQueueMode receiveQueue,
                              CompletionMode completions) {
+    /**
+     * Completion queue entries a credit can hold at once: the receive of its command, the RDMA READ of an indirect
+     * descriptor table that did not fit in the IU, the RDMA READ that fetches the command's data-out (one signalled per
+     * command) and the SEND of its SRP_RSP. RDMA WRITEs are posted unsignalled, so they complete nothing.
+     */
+    public static final int CQ_ENTRIES_PER_CREDIT = 4;
+    /**
+     * Receives each channel posts beyond its credits, so that an IU sent without a credit is answered (SCSI BUSY)
+     * rather than left to the transport's receiver-not-ready retries.
+     */
+    public static final int SPARE_RECEIVES_PER_CHANNEL = 2;
+    /** Default Disruptor ring slots. */
+    public static final int DEFAULT_RING_SIZE = 1024;
+    /** Default backend I/O threads. */
+    public static final int DEFAULT_BACKEND_THREADS = 4;
+    /** Receive queues are per channel by default: the simplest, and what credits are counted against. */
+    public static final ReceiveQueueMode DEFAULT_RECEIVE_QUEUE = ReceiveQueueMode.PER_CHANNEL;
+    /** Completions are polled by default: the lowest latency. */
+    public static final CompletionMode DEFAULT_COMPLETIONS = CompletionMode.POLL;
+
+    /**
+     * The smallest CQ that cannot overflow: every channel with every credit and spare receive in use, each holding
+     * {@link #CQ_ENTRIES_PER_CREDIT} completions; also the default cq_size.
+     */
+    public static long minimumCqSize(int maxChannels, int credits) {
+        return (long) maxChannels * (credits + SPARE_RECEIVES_PER_CHANNEL) * CQ_ENTRIES_PER_CREDIT;
+    }
 
     /** How receive buffers are shared between channels. */
     public enum ReceiveQueueMode {

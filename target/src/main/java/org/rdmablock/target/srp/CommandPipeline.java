@@ -9,6 +9,7 @@ import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDecodeError;
+import org.rdmablock.protocol.srp.SrpInformationUnit;
 import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
@@ -50,8 +51,17 @@ final class CommandPipeline implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CommandPipeline.class.getName());
     /** Data buffers are handed out in runs of chunks of this size. */
     static final int DATA_CHUNK_BYTES = 64 * 1024;
-    /** A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes. */
+    /** How long closing waits for the stages to finish what was published. */
+    static final int CLOSE_TIMEOUT_SECONDS = 10;
+    /**
+     * A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes;
+     * also what the completion of an unsignaled post (work request id 0) comes as, which only an error produces.
+     */
     static final int TICK = 0;
+    /** A receive of the shared set: the event's channel field holds the QP number until the intake stage resolves it. */
+    static final int RECEIVE_SHARED = 0x80;
+    /** Bytes of an IU up to the end of its tag. */
+    private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
 
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion dataRegion;
@@ -61,14 +71,30 @@ final class CommandPipeline implements AutoCloseable {
     private final RingBuffer<PipelineEvent> ring;
     final AtomicReferenceArray<SrpChannel> channels;
     private final ConcurrentLinkedQueue<CommandSlot> failedPosts = new ConcurrentLinkedQueue<>();
+    /** Channels whose connection ended (rdma_cm's disconnect, on a provider thread), for the intake stage. */
+    private final ConcurrentLinkedQueue<SrpChannel> disconnected = new ConcurrentLinkedQueue<>();
+    /** The shared receive buffers (SRQ mode), or null. */
+    final ReceiveBuffers sharedReceives;
+    /** QP number to channel, for shared receives; null without an SRQ. */
+    final QueuePairDirectory directory;
     private final long maxIoSize;
+    private final long idleTimeoutNanos;
+    private volatile boolean shuttingDown;
+    private static final java.lang.foreign.ValueLayout.OfLong BE_LONG =
+            java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    /** The tag is opaque: read in native order, as the SRP codecs do. */
+    private static final java.lang.foreign.ValueLayout.OfLong TAG = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
     private final Intake intake;
     /** Commands answered, for statistics and tests. */
     final AtomicLong commandsCompleted = new AtomicLong();
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
-                    final int ringSize, final int backendThreads, final int maxChannels) {
+                    final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout,
+                    final ReceiveBuffers sharedReceives) {
+        this.sharedReceives = sharedReceives;
+        this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
+        this.idleTimeoutNanos = idleTimeout.toNanos();
         this.dataRegion = pd.registerMemory(arena.allocate(dataBytes, 4096), AccessFlags.LOCAL_WRITE);
         this.responseRegion = pd.registerMemory(arena.allocate((long) slotCount * CommandSlot.RESPONSE_BYTES, 4096),
                 AccessFlags.LOCAL_WRITE);
@@ -106,13 +132,25 @@ final class CommandPipeline implements AutoCloseable {
     }
 
     boolean hasFailedPosts() {
-        return !failedPosts.isEmpty();
+        return !failedPosts.isEmpty() || !disconnected.isEmpty();
+    }
+
+    /** Provider thread: the channel's connection ended; the intake stage drains and frees it. */
+    void disconnected(final SrpChannel channel) {
+        disconnected.add(channel);
     }
 
     /** A response or READ post was refused (its QP is gone or in error): no completion will free the slot. */
     void postFailed(final CommandSlot slot, final RuntimeException cause) {
-        LOG.log(Level.FINE, "post refused on " + slot.channel + ": " + cause.getMessage());
+        if (cause != null) {
+            LOG.log(Level.WARNING, "post refused on " + slot.channel + ": " + cause.getMessage());
+        }
         failedPosts.add(slot);
+    }
+
+    /** From now on the intake stage logs every channel out (SrpTarget.close). */
+    void shutDown() {
+        shuttingDown = true;
     }
 
     /** Slots currently free, for tests (read on any thread: a snapshot). */
@@ -125,12 +163,26 @@ final class CommandPipeline implements AutoCloseable {
         return intake.buffers.inUse();
     }
 
+    /** Stops the stages once every published event is handled, so that no backend call outlives the pipeline. */
     @Override
     public void close() {
-        disruptor.halt();
+        try {
+            disruptor.shutdown(CLOSE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (com.lmax.disruptor.TimeoutException e) {
+            LOG.warning("pipeline stages still busy after " + CLOSE_TIMEOUT_SECONDS + " s; halting them");
+            disruptor.halt();
+        }
         responseRegion.close();
         dataRegion.close();
+        if (sharedReceives != null) {
+            sharedReceives.close();
+        }
         arena.close();
+    }
+
+    /** The tag of an IU of at least {@link #TAG_END} bytes, as sent (SRP tags are opaque: native order, as the codecs). */
+    private static long rawTag(final MemorySegment region, final long at) {
+        return region.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + SrpInformationUnit.TAG_OFFSET);
     }
 
     /**
@@ -138,6 +190,8 @@ final class CommandPipeline implements AutoCloseable {
      * every channel's receive and credit bookkeeping.
      */
     private final class Intake implements EventHandler<PipelineEvent> {
+        /** Channel id of a waiting IU that task management cancelled. */
+        private static final int CANCELLED = -1;
         private final SrpIuDecoder decoder = new SrpIuDecoder();
         private final int[] freeSlots;
         private int freeCount;
@@ -166,25 +220,32 @@ final class CommandPipeline implements AutoCloseable {
         @Override
         public void onEvent(final PipelineEvent event, final long sequence, final boolean endOfBatch) {
             switch (event.kind) {
-                case WorkRequestIds.RECEIVE -> received(event);
+                case WorkRequestIds.RECEIVE, RECEIVE_SHARED -> received(event);
                 case WorkRequestIds.DATA_OUT -> dataOutArrived(event);
+                case WorkRequestIds.TABLE -> tableArrived(event);
                 case WorkRequestIds.RESPONSE -> responseSent(slots[event.index], event);
-                case TICK -> {
-                    CommandSlot failed;
-                    while ((failed = failedPosts.poll()) != null) {
-                        release(failed, event);
-                    }
-                }
+                case TICK -> housekeeping(event);
                 default -> LOG.warning("unknown pipeline event kind " + event.kind);
             }
         }
 
         private void received(final PipelineEvent event) {
-            final SrpChannel channel = channels.get(event.channel);
+            if (event.kind == RECEIVE_SHARED) {
+                event.channel = directory.channelOf(event.channel); // the poller passed the QP number
+            }
+            final SrpChannel channel = event.channel < 0 ? null : channels.get(event.channel);
             if (channel == null) {
+                if (event.kind == RECEIVE_SHARED && sharedReceives != null && event.status == 0) {
+                    ReceiveBuffers.repostShared(sharedReceives, event.index); // its channel is gone; the buffer is not
+                }
                 return;
             }
-            channel.postedReceives--;
+            if (event.kind == RECEIVE_SHARED && event.status != 0) {
+                return; // a shared buffer flushed with the SRQ at shutdown
+            }
+            if (event.kind == WorkRequestIds.RECEIVE) {
+                channel.postedReceives--;
+            }
             if (event.status != 0) {
                 channel.closing = true; // flushed: the connection is going
                 releaseIfDrained(channel);
@@ -198,12 +259,13 @@ final class CommandPipeline implements AutoCloseable {
 
         /** Handles one IU; false when it must wait for a slot or a data buffer run (nothing was consumed). */
         private boolean process(final SrpChannel channel, final int receiveIndex, final int length, final PipelineEvent event) {
-            final MemorySegment region = channel.receiveRegion.segment();
-            final long at = channel.receiveOffset(receiveIndex);
+            final MemorySegment region = channel.receiveSegment();
+            final long at = channel.receives.offset(receiveIndex);
             decoder.immediateDataOffset(channel.immediateDataOffset);
             final SrpDecodeError error = decoder.decode(region, at, length);
+            // An IU too short to carry a tag cannot be answered by tag: it is no IU the target takes (logged out below).
             final int opcode = error == SrpDecodeError.NONE ? decoder.opcode()
-                    : length >= 1 ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
+                    : length >= TAG_END ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
             switch (opcode) {
                 case SrpOpcode.CMD -> {
                     return command(channel, receiveIndex, error, event);
@@ -212,15 +274,9 @@ final class CommandPipeline implements AutoCloseable {
                     if (freeCount == 0) {
                         return false;
                     }
-                    final SrpTaskManagement tm = decoder.taskManagement();
-                    final long tag = error == SrpDecodeError.NONE ? tm.tag() : 0;
-                    // TODO(issue 9): abort queued commands; today every command is already past the point of no return
+                    final long tag = rawTag(region, at); // the decoder hands out no flyweight for an invalid IU
                     final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
-                            : switch (tm.function()) {
-                                case SrpTaskManagement.ABORT_TASK, SrpTaskManagement.ABORT_TASK_SET,
-                                     SrpTaskManagement.CLEAR_TASK_SET, SrpTaskManagement.LUN_RESET -> SrpTaskManagement.RSP_COMPLETE;
-                                default -> SrpTaskManagement.RSP_NOT_SUPPORTED;
-                            };
+                            : taskManagement(channel, decoder.taskManagement());
                     channel.repostReceive(receiveIndex);
                     channel.outstandingCommands++;
                     takeSlot().respondToTaskManagement(channel, tag, code);
@@ -244,8 +300,8 @@ final class CommandPipeline implements AutoCloseable {
                     LOG.warning(channel + " sent an IU the target does not take (opcode " + opcode + ", " + error
                             + "); logging it out");
                     channel.outstandingCommands++;
+                    channel.loggingOut = true;
                     takeSlot().sendTargetLogout(channel, SrpTargetLogout.REASON_INVALID_IU_TYPE);
-                    channel.closing = true;
                     return true;
                 }
             }
@@ -256,13 +312,12 @@ final class CommandPipeline implements AutoCloseable {
             if (freeCount == 0) {
                 return false;
             }
-            final SrpCommand iu = decoder.command();
             if (error != SrpDecodeError.NONE) {
-                // The tag is readable in any IU of 16 bytes or more; a CMD shorter than its header fails validation.
+                // The tag is readable in any IU of 16 bytes or more (shorter ones are logged out); the decoder hands
+                // out no flyweight for an invalid IU.
                 final CommandSlot slot = takeSlot();
-                iu.wrap(channel.receiveRegion.segment(), channel.receiveOffset(receiveIndex));
                 slot.channel = channel;
-                slot.tag = iu.tag();
+                slot.tag = rawTag(channel.receiveSegment(), channel.receives.offset(receiveIndex));
                 slot.descriptorCount = 0;
                 slot.firstChunk = -1;
                 channel.repostReceive(receiveIndex);
@@ -270,8 +325,13 @@ final class CommandPipeline implements AutoCloseable {
                 slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
                 return true;
             }
+            final SrpCommand iu = decoder.command();
             final CommandSlot slot = slots[freeSlots[freeCount - 1]];
             SenseCode failure = slot.load(channel, iu);
+            if (failure == null && channel.lunsChanged && reportsUnitAttention(iu.cdbByte(0))) {
+                channel.lunsChanged = false;
+                failure = SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED;
+            }
             final long needed = Math.max(slot.dataOutLength, slot.dataInLength);
             if (failure == null && needed > maxIoSize) {
                 failure = SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
@@ -315,16 +375,53 @@ final class CommandPipeline implements AutoCloseable {
                         dataRegion.segment(), slot.dataOffset, slot.dataOutLength);
             }
             channel.repostReceive(receiveIndex); // everything the command needs is out of the IU now
+            if (slot.fetchesTable) {
+                try {
+                    slot.postTableRead();
+                } catch (RuntimeException e) {
+                    postFailed(slot, e);
+                }
+                return true;
+            }
+            descriptorsKnown(slot, event);
+            return true;
+        }
+
+        /** The command's descriptors are in the slot: fetch its data-out, or hand it to the backend. */
+        private void descriptorsKnown(final CommandSlot slot, final PipelineEvent event) {
             if (slot.readsDataOut && slot.descriptorCount > 0) {
                 try {
                     slot.postDataOutReads(dataRegion);
                 } catch (RuntimeException e) {
                     postFailed(slot, e);
                 }
-                return true;
+                return;
             }
             ready(slot, event);
-            return true;
+        }
+
+        private void tableArrived(final PipelineEvent event) {
+            final CommandSlot slot = slots[event.index];
+            if (slot.aborted) {
+                dropAborted(slot, event);
+                return;
+            }
+            if (event.status != 0) {
+                slot.channel.closing = true;
+                slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
+                return;
+            }
+            final SenseCode failure = slot.tableArrived();
+            if (failure != null) {
+                slot.command.failWithoutExecuting(failure);
+                return;
+            }
+            descriptorsKnown(slot, event);
+        }
+
+        /** SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE do not report (or clear) a unit attention. */
+        private static boolean reportsUnitAttention(final int opcode) {
+            return opcode != 0x12 && opcode != 0xA0 && opcode != 0x03;
         }
 
         private void ready(final CommandSlot slot, final PipelineEvent event) {
@@ -338,6 +435,10 @@ final class CommandPipeline implements AutoCloseable {
 
         private void dataOutArrived(final PipelineEvent event) {
             final CommandSlot slot = slots[event.index];
+            if (slot.aborted) {
+                dropAborted(slot, event);
+                return;
+            }
             if (event.status != 0) {
                 slot.channel.closing = true;
                 slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
@@ -358,7 +459,12 @@ final class CommandPipeline implements AutoCloseable {
             final SrpChannel channel = slot.channel;
             releaseRun(slot.firstChunk, slot.chunkCount);
             slot.firstChunk = -1;
+            slot.inUse = false;
             freeSlots[freeCount++] = slot.index;
+            if (slot.disconnectAfter) {
+                channel.closing = true;
+                channel.connection.disconnect(); // its flushed receives drain it
+            }
             channel.outstandingCommands--;
             releaseIfDrained(channel);
             resumeWaiting(event);
@@ -371,7 +477,93 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private CommandSlot takeSlot() {
-            return slots[freeSlots[--freeCount]];
+            final CommandSlot slot = slots[freeSlots[--freeCount]];
+            slot.inUse = true;
+            slot.aborted = false;
+            slot.disconnectAfter = false;
+            // No residual from the slot's last command: one failed or refused before attachData offers nothing.
+            slot.command.setExpectedLengths(0, 0);
+            return slot;
+        }
+
+        /** A command aborted by task management: no response (SAM with TAS=0), its credit rides on the next one. */
+        private void dropAborted(final CommandSlot slot, final PipelineEvent event) {
+            slot.channel.pendingCredits.incrementAndGet();
+            release(slot, event);
+        }
+
+        /**
+         * Applies a task management function (SAM-5 7) to this nexus's commands: those waiting for a slot are dropped,
+         * those not yet started by a backend thread are marked so that it drops them, those already executing finish.
+         * Returns the SRP response code.
+         */
+        private int taskManagement(final SrpChannel channel, final SrpTaskManagement tm) {
+            final int function = tm.function();
+            final boolean oneTask = function == SrpTaskManagement.ABORT_TASK;
+            final boolean allInitiators = function == SrpTaskManagement.LUN_RESET || function == SrpTaskManagement.CLEAR_TASK_SET;
+            if (!oneTask && !allInitiators && function != SrpTaskManagement.ABORT_TASK_SET) {
+                return SrpTaskManagement.RSP_NOT_SUPPORTED; // CLEAR ACA: no NACA support, as LIO answers
+            }
+            final long lun = tm.lun();
+            final long taskTag = tm.taskTag();
+            for (final CommandSlot slot : slots) {
+                if (slot.inUse && slot.lunField == lun && (slot.channel == channel || allInitiators)
+                        && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag()) {
+                    slot.aborted = true;
+                }
+            }
+            for (int i = 0; i < waitingCount; i++) {
+                final int at = (waitingHead + i) % waitingChannel.length;
+                final SrpChannel waiter = channels.get(waitingChannel[at]);
+                if (waiter == null || (waiter != channel && !allInitiators)) {
+                    continue;
+                }
+                final MemorySegment iu = waiter.receiveSegment();
+                final long offset = waiter.receives.offset(waitingIndex[at]);
+                final boolean isCommand = Byte.toUnsignedInt(iu.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset)) == SrpOpcode.CMD;
+                if (isCommand && iu.get(BE_LONG, offset + SrpCommand.LUN_OFFSET) == lun
+                        && (!oneTask || iu.get(TAG, offset + SrpCommand.TAG_OFFSET) == taskTag)) {
+                    waitingChannel[at] = CANCELLED;
+                    waiter.repostReceive(waitingIndex[at]);
+                    waiter.pendingCredits.incrementAndGet();
+                }
+            }
+            return SrpTaskManagement.RSP_COMPLETE;
+        }
+
+        /** Every tick: slots whose post failed come back; channels idle too long, or all at shutdown, are logged out. */
+        private void housekeeping(final PipelineEvent event) {
+            SrpChannel ended;
+            while ((ended = disconnected.poll()) != null) {
+                ended.closing = true;
+                releaseIfDrained(ended);
+            }
+            CommandSlot failed;
+            while ((failed = failedPosts.poll()) != null) {
+                if (failed.aborted) {
+                    failed.channel.pendingCredits.incrementAndGet();
+                }
+                release(failed, event);
+            }
+            final long now = System.nanoTime();
+            for (int i = 0; i < channels.length(); i++) {
+                final SrpChannel channel = channels.get(i);
+                if (channel == null || channel.closing || channel.loggingOut || freeCount == 0) {
+                    continue;
+                }
+                final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands == 0
+                        && now - channel.lastActivityNanos > idleTimeoutNanos;
+                if (shuttingDown || idle) {
+                    LOG.info(channel + (idle ? " idle too long" : "") + ": logging it out");
+                    channel.loggingOut = true;
+                    channel.outstandingCommands++;
+                    takeSlot().sendTargetLogout(channel, idle ? SrpTargetLogout.REASON_INACTIVE_CHANNEL : SrpTargetLogout.REASON_NONE);
+                } else if (channel.outstandingCommands == 0 && channel.pendingCredits.get() > 0) {
+                    // credits of dropped commands would otherwise wait for a response that may never come
+                    channel.outstandingCommands++;
+                    takeSlot().sendCreditRequest(channel, channel.pendingCredits.getAndSet(0));
+                }
+            }
         }
 
         private void enqueueWaiting(final int channel, final int index, final int length) {
@@ -385,7 +577,8 @@ final class CommandPipeline implements AutoCloseable {
         /** Processes waiting IUs in arrival order until one has to wait again. */
         private void resumeWaiting(final PipelineEvent event) {
             while (waitingCount > 0) {
-                final SrpChannel channel = channels.get(waitingChannel[waitingHead]);
+                final int waiter = waitingChannel[waitingHead];
+                final SrpChannel channel = waiter == CANCELLED ? null : channels.get(waiter);
                 if (channel != null && !channel.closing) {
                     // a waiter that becomes ready rides on this event only if the event carries no slot yet
                     if (event.ready != null || !process(channel, waitingIndex[waitingHead], waitingLength[waitingHead], event)) {
@@ -400,6 +593,9 @@ final class CommandPipeline implements AutoCloseable {
         private void releaseIfDrained(final SrpChannel channel) {
             if (channel.drained() && channels.compareAndSet(channel.id, channel, null)) {
                 LOG.info(channel + " closed");
+                if (directory != null) {
+                    directory.remove(channel.queuePair.qpNum());
+                }
                 try {
                     channel.release();
                 } catch (RuntimeException e) {
@@ -423,7 +619,11 @@ final class CommandPipeline implements AutoCloseable {
         public void onEvent(final PipelineEvent event, final long sequence, final boolean endOfBatch) {
             final CommandSlot slot = event.ready;
             if (slot != null && slot.index % threads == ordinal) {
-                slot.channel.units.execute(slot.lunField, slot.command);
+                if (slot.aborted) {
+                    postFailed(slot, null); // dropped: the intake stage frees it and returns its credit
+                } else {
+                    slot.channel.units.execute(slot.lunField, slot.command);
+                }
             }
         }
     }

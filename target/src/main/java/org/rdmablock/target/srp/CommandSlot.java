@@ -29,8 +29,10 @@ import org.rdmablock.verbs.SendWorkRequest;
 final class CommandSlot implements ScsiCompletion {
     /** Descriptors one command may use in each direction (an SRP_CMD IU with Linux's default 12 fits). */
     static final int MAX_DESCRIPTORS = 16;
-    /** Bytes of the response region per slot: SRP_RSP's 36 fixed bytes, 4 of response data and sense. */
-    static final int RESPONSE_BYTES = 512;
+    /** Bytes of the response region per slot: SRP_RSP's 36 fixed bytes, 4 of response data and sense... */
+    static final int RESPONSE_BYTES = 1024;
+    /** ...then, at this offset, room for an indirect descriptor table fetched from the initiator. */
+    static final int TABLE_OFFSET = 512;
 
     final int index;
     final ScsiCommand command = new ScsiCommand();
@@ -39,6 +41,7 @@ final class CommandSlot implements ScsiCompletion {
     private final long responseOffset;
     private final SrpResponse response = new SrpResponse();
     private final SrpTargetLogout logout = new SrpTargetLogout();
+    private final org.rdmablock.protocol.srp.SrpCreditRequest creditRequest = new org.rdmablock.protocol.srp.SrpCreditRequest();
     private final SendWorkRequest responseSend = new SendWorkRequest(1);
     private final SendWorkRequest[] transfers = new SendWorkRequest[MAX_DESCRIPTORS];
     private final long[] remoteAddress = new long[MAX_DESCRIPTORS];
@@ -61,6 +64,18 @@ final class CommandSlot implements ScsiCompletion {
     boolean readsDataOut;
     /** Nanotime the command arrived, for the command timeout and latency figures. */
     long arrivedNanos;
+    /** Taken by a command (intake stage's view). */
+    boolean inUse;
+    /** Aborted by task management: the backend stage drops it if it has not started it. */
+    volatile boolean aborted;
+    /** Disconnect the channel once this slot's response has gone (SRP_T_LOGOUT). */
+    boolean disconnectAfter;
+    /** Whether the descriptor table is outside the IU and must be fetched by RDMA READ first (SRP r16a 5.5.4). */
+    boolean fetchesTable;
+    private long tableAddress;
+    private int tableKey;
+    private int tableLength;
+    private long tableTotal;
 
     CommandSlot(final int index, final CommandPipeline pipeline, final MemoryRegion responses) {
         this.index = index;
@@ -94,21 +109,31 @@ final class CommandSlot implements ScsiCompletion {
         if (outFormat != SrpBufferFormat.NONE && inFormat != SrpBufferFormat.NONE) {
             return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // bidirectional commands: none in SBC
         }
-        if (iu.dataOutTableIsExternal() || iu.dataInTableIsExternal()) {
-            return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // TODO(issue 9): RDMA READ the table first
-        }
         dataOutLength = iu.dataOutLength();
         dataInLength = iu.dataInLength();
+        fetchesTable = iu.dataOutTableIsExternal() || iu.dataInTableIsExternal();
+        if (fetchesTable) {
+            readsDataOut = outFormat == SrpBufferFormat.INDIRECT;
+            final SrpIndirectBuffer table = readsDataOut ? iu.dataOutIndirect(indirect) : iu.dataInIndirect(indirect);
+            if (table.tableLength() % SrpDirectBuffer.LENGTH != 0 || table.tableLength() > (long) MAX_DESCRIPTORS * SrpDirectBuffer.LENGTH) {
+                return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // more descriptors than a slot carries
+            }
+            tableAddress = table.tableVirtualAddress();
+            tableKey = table.tableKey();
+            tableLength = (int) table.tableLength();
+            tableTotal = table.totalLength();
+            return null;
+        }
         if (outFormat == SrpBufferFormat.DIRECT) {
             readsDataOut = true;
             return loadDirect(iu.dataOutDirect(direct));
         } else if (outFormat == SrpBufferFormat.INDIRECT) {
             readsDataOut = true;
-            return loadIndirect(iu.dataOutIndirect(indirect), iu.dataOutDescriptorCount());
+            return loadIndirect(iu, iu.dataOutDescriptorOffset(), iu.dataOutIndirect(indirect), iu.dataOutDescriptorCount());
         } else if (inFormat == SrpBufferFormat.DIRECT) {
             return loadDirect(iu.dataInDirect(direct));
         } else if (inFormat == SrpBufferFormat.INDIRECT) {
-            return loadIndirect(iu.dataInIndirect(indirect), iu.dataInDescriptorCount());
+            return loadIndirect(iu, iu.dataInDescriptorOffset(), iu.dataInIndirect(indirect), iu.dataInDescriptorCount());
         }
         return null;
     }
@@ -124,20 +149,41 @@ final class CommandSlot implements ScsiCompletion {
         return null;
     }
 
-    private SenseCode loadIndirect(final SrpIndirectBuffer table, final int count) {
+    private SenseCode loadIndirect(final SrpCommand iu, final int descriptorOffset, final SrpIndirectBuffer table, final int count) {
         if (count > MAX_DESCRIPTORS) {
             return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
         }
+        return loadDescriptors(iu.segment(), iu.offset() + descriptorOffset + SrpIndirectBuffer.DESC_LIST_OFFSET, count,
+                table.totalLength());
+    }
+
+    /** Copies {@code count} direct descriptors at {@code at}; their lengths must add up to {@code total} (as ib_srpt checks). */
+    private SenseCode loadDescriptors(final java.lang.foreign.MemorySegment list, final long at, final int count, final long total) {
         long sum = 0;
         for (int i = 0; i < count; i++) {
-            remoteAddress[i] = table.descriptorVirtualAddress(i);
-            remoteKey[i] = table.descriptorKey(i);
-            remoteLength[i] = (int) table.descriptorLength(i);
-            sum += table.descriptorLength(i);
+            direct.wrap(list, at + (long) i * SrpDirectBuffer.LENGTH);
+            remoteAddress[i] = direct.virtualAddress();
+            remoteKey[i] = direct.key();
+            remoteLength[i] = (int) direct.length();
+            sum += direct.length();
         }
         descriptorCount = count;
-        // The total length must be what the descriptors add up to (ib_srpt checks the same).
-        return sum == table.totalLength() ? null : SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
+        return sum == total ? null : SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
+    }
+
+    /** Posts the RDMA READ of the external descriptor table into this slot's table area (signaled). */
+    void postTableRead() {
+        final SendWorkRequest read = transfers[0];
+        read.opcode(SendOpcode.RDMA_READ).remote(tableAddress, tableKey).next(null).flags(SendFlags.SIGNALED)
+                .wrId(WorkRequestIds.of(WorkRequestIds.TABLE, channel.id, index));
+        read.sgl().clear().add(responses, responseOffset + TABLE_OFFSET, tableLength);
+        channel.queuePair.postSend(read);
+    }
+
+    /** The table arrived: takes its descriptors. Returns null, or the sense code to fail the command with. */
+    SenseCode tableArrived() {
+        fetchesTable = false;
+        return loadDescriptors(responses.segment(), responseOffset + TABLE_OFFSET, tableLength / SrpDirectBuffer.LENGTH, tableTotal);
     }
 
     /** Points the SCSI command at this slot's data buffer run with the lengths the descriptors offer. */
@@ -152,9 +198,12 @@ final class CommandSlot implements ScsiCompletion {
         long at = data.address() + dataOffset;
         for (int i = 0; i < descriptorCount; i++) {
             final SendWorkRequest read = transfers[i];
+            // Only the last READ, signaled, names the slot: when one fails, each READ of the chain completes (the
+            // rest flushed), and the slot must hear of it once; the others' id 0 makes their completions ticks.
+            final boolean last = i == descriptorCount - 1;
             read.opcode(SendOpcode.RDMA_READ).remote(remoteAddress[i], remoteKey[i]).next(null)
-                    .flags(i == descriptorCount - 1 ? SendFlags.SIGNALED : 0)
-                    .wrId(WorkRequestIds.of(WorkRequestIds.DATA_OUT, channel.id, index));
+                    .flags(last ? SendFlags.SIGNALED : 0)
+                    .wrId(last ? WorkRequestIds.of(WorkRequestIds.DATA_OUT, channel.id, index) : 0);
             read.sgl().clear().add(at, remoteLength[i], data.lkey());
             if (i > 0) {
                 transfers[i - 1].next(read);
@@ -200,14 +249,25 @@ final class CommandSlot implements ScsiCompletion {
         post(prepareResponse((int) response.length()));
     }
 
-    /** Tells the initiator the target ends the channel (SRP_T_LOGOUT with {@code reason}). */
+    /** Tells the initiator the target ends the channel (SRP_T_LOGOUT with {@code reason}); disconnects once it has gone. */
     void sendTargetLogout(final SrpChannel owner, final int reason) {
         channel = owner;
         tag = 0;
         firstChunk = -1;
+        disconnectAfter = true;
         logout.wrap(responses.segment(), responseOffset).reset();
         logout.setReason(reason);
         post(prepareResponse(SrpTargetLogout.LENGTH));
+    }
+
+    /** Gives the initiator {@code delta} credits without a response to carry them (SRP_CRED_REQ). */
+    void sendCreditRequest(final SrpChannel owner, final int delta) {
+        channel = owner;
+        tag = 0;
+        firstChunk = -1;
+        creditRequest.wrap(responses.segment(), responseOffset).reset();
+        creditRequest.setRequestLimitDelta(delta);
+        post(prepareResponse(org.rdmablock.protocol.srp.SrpCreditRequest.LENGTH));
     }
 
     private SendWorkRequest prepareResponse(final int length) {

@@ -2,6 +2,7 @@ package org.rdmablock.target.srp;
 
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.VerbsException;
 import org.rdmablock.verbs.WorkCompletions;
 
 import java.time.Duration;
@@ -45,18 +46,29 @@ final class CompletionPoller implements Runnable {
 
     @Override
     public void run() {
-        try {
-            while (running) {
+        while (running) {
+            try {
                 final int work = doWork();
                 if (work == 0) {
                     idle();
                 } else {
                     idle = 0;
                 }
-            }
-        } catch (RuntimeException e) {
-            if (running) {
-                LOG.log(Level.SEVERE, "completion poller stopped", e);
+            } catch (VerbsException e) {
+                if (e.errno() != VerbsException.EIO && e.errno() != VerbsException.EINVAL) {
+                    LOG.log(Level.SEVERE, "completion poll failed; polling on", e);
+                    LockSupport.parkNanos(PARK_NANOS);
+                    continue;
+                }
+                if (running) {
+                    // EIO: the CQ overran (its QPs are in error) or was destroyed: nothing more will come from it
+                    LOG.log(Level.SEVERE, "completion poller stopped: the completion queue failed", e);
+                }
+                return;
+            } catch (RuntimeException e) {
+                // A provider's bug must not take the target down with it: log, back off, go on polling.
+                LOG.log(Level.SEVERE, "completion poll failed; polling on", e);
+                LockSupport.parkNanos(PARK_NANOS);
             }
         }
     }
@@ -66,8 +78,15 @@ final class CompletionPoller implements Runnable {
         final int n = cq.poll(completions);
         for (int i = 0; i < n; i++) {
             final long id = completions.wrId(i);
-            pipeline.publish(WorkRequestIds.kind(id), WorkRequestIds.channel(id), WorkRequestIds.index(id),
-                    completions.byteLength(i), completions.statusCode(i));
+            final int channel = WorkRequestIds.channel(id);
+            if (channel == ReceiveBuffers.SHARED && WorkRequestIds.kind(id) == WorkRequestIds.RECEIVE) {
+                // the intake stage finds the channel by QP number, in step with its own removals
+                pipeline.publish(CommandPipeline.RECEIVE_SHARED, completions.qpNum(i),
+                        WorkRequestIds.index(id), completions.byteLength(i), completions.statusCode(i));
+            } else {
+                pipeline.publish(WorkRequestIds.kind(id), channel, WorkRequestIds.index(id), completions.byteLength(i),
+                        completions.statusCode(i));
+            }
         }
         final long now = System.nanoTime();
         if (now - lastTick >= TICK_NANOS || (n == 0 && pipeline.hasFailedPosts())) {

@@ -3,11 +3,8 @@ package org.rdmablock.target.srp;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.verbs.ConnectionId;
-import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePair;
-import org.rdmablock.verbs.ReceiveWorkRequest;
 
-import java.lang.foreign.Arena;
 
 /**
  * One SRP channel: an RC connection logged in to the target, with its receive buffers (one registered region of
@@ -19,7 +16,7 @@ import java.lang.foreign.Arena;
  */
 final class SrpChannel {
     /** Receives posted beyond the credits granted: an IU sent without a credit is answered BUSY, not left to RNR. */
-    static final int SPARE_RECEIVES = 2;
+    static final int SPARE_RECEIVES = org.rdmablock.target.config.PipelineConfig.SPARE_RECEIVES_PER_CHANNEL;
 
     final int id;
     final ConnectionId connection;
@@ -31,20 +28,30 @@ final class SrpChannel {
     final long maxTargetToInitiatorIuLength;
     /** Negotiated immediate data offset, or 0 when immediate data is off. */
     final int immediateDataOffset;
-    final int receiveCount;
-    private final Arena arena;
-    final MemoryRegion receiveRegion;
-    private final ReceiveWorkRequest[] receives;
+    /** This channel's own receive buffers, or the target's shared ones (SRQ). */
+    final ReceiveBuffers receives;
+
+    /** Credits taken by IUs that got no response (aborted commands): returned with the next response (backend threads). */
+    final java.util.concurrent.atomic.AtomicInteger pendingCredits = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** A reload changed this initiator's LUN inventory: the next command gets the unit attention (set on any thread). */
+    volatile boolean lunsChanged;
+
+    /** The login that made it and the multichannel result of its LOGIN_RSP (login threads only). */
+    LoginNegotiation login;
+    int multichannelResult;
 
     // intake stage only
     int outstandingCommands;
+    /** Set once the target has sent (or is sending) SRP_T_LOGOUT: the channel ends when it has gone. */
+    boolean loggingOut;
     int postedReceives;
     boolean closing;
     long lastActivityNanos;
 
     SrpChannel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
                final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,
-               final int immediateDataOffset) {
+               final int immediateDataOffset, final ReceiveBuffers shared) {
         this.id = id;
         this.connection = connection;
         this.queuePair = queuePair;
@@ -54,47 +61,41 @@ final class SrpChannel {
         this.iuLength = iuLength;
         this.maxTargetToInitiatorIuLength = maxTiIuLength;
         this.immediateDataOffset = immediateDataOffset;
-        this.receiveCount = credits + SPARE_RECEIVES;
-        this.arena = Arena.ofShared();
-        this.receiveRegion = queuePair.protectionDomain().registerMemory(
-                arena.allocate((long) receiveCount * iuLength, 4096), org.rdmablock.verbs.AccessFlags.LOCAL_WRITE);
-        this.receives = new ReceiveWorkRequest[receiveCount];
-        for (int i = 0; i < receiveCount; i++) {
-            receives[i] = new ReceiveWorkRequest(1).wrId(WorkRequestIds.of(WorkRequestIds.RECEIVE, id, i));
-            receives[i].sgl().add(receiveRegion, (long) i * iuLength, iuLength);
-        }
+        this.receives = shared != null ? shared : ReceiveBuffers.forChannel(id, queuePair, credits + SPARE_RECEIVES, iuLength);
         this.lastActivityNanos = System.nanoTime();
     }
 
-    /** Posts every receive buffer; called once, before the login is accepted. */
+    /** Posts every receive buffer of a channel's own set; called once, before the login is accepted. */
     void postAllReceives() {
-        for (int i = 0; i < receiveCount; i++) {
-            queuePair.postReceive(receives[i]);
+        if (!receives.isShared()) {
+            receives.postAll();
+            postedReceives = receives.count;
         }
-        postedReceives = receiveCount;
     }
 
-    /** Reposts receive buffer {@code index} (intake stage). */
+    /** Reposts receive buffer {@code index} (intake stage); a shared buffer goes back to the SRQ even when closing. */
     void repostReceive(final int index) {
+        if (receives.isShared()) {
+            ReceiveBuffers.repostShared(receives, index);
+            return;
+        }
         if (closing) {
             return;
         }
         try {
-            queuePair.postReceive(receives[index]);
+            receives.post(index);
             postedReceives++;
         } catch (RuntimeException e) {
             closing = true; // the QP went to ERR meanwhile: the channel is ending
         }
     }
 
-    /** Byte offset of receive buffer {@code index} in {@link #receiveRegion}. */
-    long receiveOffset(final int index) {
-        return (long) index * iuLength;
-    }
-
-    /** The request limit delta of the next response: each response returns the credit its request took. */
+    /**
+     * The request limit delta of the next response: the credit its request took, plus those of requests that got no
+     * response (as ib_srpt's req_lim_delta).
+     */
     int creditsToReturn() {
-        return 1;
+        return 1 + (pendingCredits.get() == 0 ? 0 : pendingCredits.getAndSet(0));
     }
 
     /** Whether everything posted on the channel has completed, so its QP and memory can go. */
@@ -102,13 +103,19 @@ final class SrpChannel {
         return closing && outstandingCommands == 0 && postedReceives == 0;
     }
 
+    /** The region the channel's IUs arrive in. */
+    java.lang.foreign.MemorySegment receiveSegment() {
+        return receives.region.segment();
+    }
+
     /** Releases the connection, its QP and the receive region (intake stage, once {@link #drained()}). */
     void release() {
         try {
             connection.close();
         } finally {
-            receiveRegion.close();
-            arena.close();
+            if (!receives.isShared()) {
+                receives.close();
+            }
         }
     }
 

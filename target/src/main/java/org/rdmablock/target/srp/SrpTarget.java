@@ -18,6 +18,7 @@ import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.SharedReceiveQueue;
 import org.rdmablock.verbs.VerbsProvider;
 
 import java.net.InetSocketAddress;
@@ -48,6 +49,10 @@ public final class SrpTarget implements AutoCloseable {
     private static final Duration LISTEN_POLL = Duration.ofMillis(200);
     /** Registered memory for command data: at least this much, and room for four commands of the largest size. */
     static final long MIN_DATA_BYTES = 64L << 20;
+    /** Most receive buffers of the shared receive queue. */
+    static final int MAX_SHARED_RECEIVES = 4096;
+    /** How long a stopping target waits for its SRP_T_LOGOUTs to go before it disconnects what is left. */
+    static final Duration SHUTDOWN_LOGOUT_WAIT = Duration.ofSeconds(2);
 
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
@@ -59,6 +64,7 @@ public final class SrpTarget implements AutoCloseable {
     private ProtectionDomain pd;
     private CompletionChannel completionChannel;
     private CompletionQueue cq;
+    private SharedReceiveQueue srq;
     private CommandPipeline pipeline;
     private CompletionPoller poller;
     private Thread pollerThread;
@@ -130,6 +136,23 @@ public final class SrpTarget implements AutoCloseable {
         return p == null ? "no pipeline" : "free slots " + p.freeSlots() + ", data chunks in use " + p.dataChunksInUse();
     }
 
+    /**
+     * A reload changed the units {@code initiator} sees: each of its channels answers its next command (but INQUIRY,
+     * REPORT LUNS and REQUEST SENSE) with UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, as LIO does.
+     */
+    public void lunInventoryChanged(final InitiatorPortId initiator) {
+        final CommandPipeline p = pipeline;
+        if (p == null) {
+            return;
+        }
+        for (int i = 0; i < p.channels.length(); i++) {
+            final SrpChannel channel = p.channels.get(i);
+            if (channel != null && channel.initiator.equals(initiator)) {
+                channel.lunsChanged = true;
+            }
+        }
+    }
+
     int freeSlots() {
         return pipeline == null ? config.pipeline().ringSize() : pipeline.freeSlots();
     }
@@ -152,17 +175,32 @@ public final class SrpTarget implements AutoCloseable {
                 return;
             }
             if (request != null) {
-                try {
-                    login(request);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "login from " + request.remoteAddress() + " failed", e);
-                    request.close();
-                }
+                // Each login on its own virtual thread: an accept waits for the initiator (up to 10 s), and one slow
+                // initiator must not hold up the others' logins.
+                Thread.ofVirtual().name("srp-login-", request.hashCode()).start(() -> {
+                    try {
+                        login(request);
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "login from " + request.remoteAddress() + " failed", e);
+                        request.close();
+                    }
+                });
             }
         }
     }
 
     private void login(final ConnectionId request) {
+        final SrpChannel channel = admit(request);
+        if (channel != null) {
+            accept(request, channel);
+        }
+    }
+
+    /**
+     * Decides a login and, when it may go on, makes its channel (QP, receives) and enters it: under the target's lock,
+     * so that concurrent logins see each other's channels. Returns null after rejecting.
+     */
+    private synchronized SrpChannel admit(final ConnectionId request) {
         final LoginNegotiation login = LoginNegotiation.of(request.privateData(), config.identity(), config.channel());
         if (login.rejectReason == 0 && !ensureDeviceResources(request.context())) {
             login.rejectReason = SrpLoginReject.REASON_INSUFFICIENT_RESOURCES;
@@ -182,17 +220,31 @@ public final class SrpTarget implements AutoCloseable {
             LOG.info("login from " + request.remoteAddress() + " rejected: " + login.rejectWhy);
             request.reject(login.rejectPrivateData());
             request.close();
-            return;
+            return null;
         }
-        final int multichannel = applyMultichannelAction(login);
         final int credits = config.channel().credits();
-        final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
+        final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, srq,
                 new QueuePairCapabilities(credits * (CommandSlot.MAX_DESCRIPTORS + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
         final SrpChannel channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
-                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset);
+                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset, pipeline.sharedReceives);
         channel.postAllReceives();
         pipeline.channels.set(channelId, channel);
+        if (pipeline.directory != null) {
+            pipeline.directory.add(qp.qpNum(), channelId);
+        }
+        request.onDisconnect(id -> pipeline.disconnected(channel));
+        channel.multichannelResult = applyMultichannelAction(login, channel);
+        channel.login = login;
+        return channel;
+    }
+
+    /** Accepts an admitted channel's connection with its LOGIN_RSP; waits for the initiator, outside the lock. */
+    private void accept(final ConnectionId request, final SrpChannel channel) {
+        final LoginNegotiation login = channel.login;
+        final int credits = channel.credits;
+        final int multichannel = channel.multichannelResult;
+        final int channelId = channel.id;
         final ConnectionId.ReadDepths depths = request.readDepths();
         final int ord = depths.peerResponderResources() > 0 ? Math.min(16, depths.peerResponderResources()) : 16;
         final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(16, depths.peerInitiatorDepth()) : 0;
@@ -200,8 +252,12 @@ public final class SrpTarget implements AutoCloseable {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
             // Nothing was served yet: the QP goes with the id, its receives without completions.
-            pipeline.channels.compareAndSet(channelId, channel, null);
-            channel.release();
+            if (pipeline.channels.compareAndSet(channelId, channel, null)) {
+                if (pipeline.directory != null) {
+                    pipeline.directory.remove(channel.queuePair.qpNum());
+                }
+                channel.release();
+            }
             throw e;
         }
         LOG.info(channel + " logged in: " + credits + " credits, IU " + login.requestedIuLength + " bytes, immediate data "
@@ -209,11 +265,11 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
-    private int applyMultichannelAction(final LoginNegotiation login) {
+    private int applyMultichannelAction(final LoginNegotiation login, final SrpChannel admitted) {
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < pipeline.channels.length(); i++) {
             final SrpChannel other = pipeline.channels.get(i);
-            if (other != null && other.initiator.equals(login.initiator) && !other.closing) {
+            if (other != null && other != admitted && other.initiator.equals(login.initiator) && !other.closing) {
                 others.add(other);
             }
         }
@@ -249,14 +305,30 @@ public final class SrpTarget implements AutoCloseable {
         pd = context.allocateProtectionDomain();
         completionChannel = p.completions() == PipelineConfig.CompletionMode.EVENT ? context.createCompletionChannel() : null;
         cq = context.createCompletionQueue(p.cqSize(), completionChannel);
+        ReceiveBuffers shared = null;
+        if (p.receiveQueue() == PipelineConfig.ReceiveQueueMode.SHARED) {
+            final int count = sharedReceiveCount();
+            srq = pd.createSharedReceiveQueue(count, 1);
+            shared = ReceiveBuffers.shared(srq, count, config.channel().maxIuLength());
+            shared.postAll();
+        }
         final long maxIo = config.channel().maxIoSize();
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
-                config.channel().maxChannels());
+                config.channel().maxChannels(), config.timeouts().idle(), shared);
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
         return true;
+    }
+
+    /**
+     * Receive buffers of the shared queue: every channel's credits (SPDK's default SRQ depth, 4096, at most), since an
+     * SRQ that runs dry stalls every channel on it.
+     */
+    private int sharedReceiveCount() {
+        final long all = (long) config.channel().maxChannels() * (config.channel().credits() + SrpChannel.SPARE_RECEIVES);
+        return (int) Math.min(all, MAX_SHARED_RECEIVES);
     }
 
     /** Stops listening, disconnects every channel and releases the device resources. */
@@ -270,6 +342,8 @@ public final class SrpTarget implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (pipeline != null) {
+            pipeline.shutDown(); // SRP_T_LOGOUT to every channel, then each disconnects once it has gone
+            awaitChannelsDrained(SHUTDOWN_LOGOUT_WAIT);
             for (int i = 0; i < pipeline.channels.length(); i++) {
                 final SrpChannel channel = pipeline.channels.get(i);
                 if (channel != null) {
@@ -293,6 +367,9 @@ public final class SrpTarget implements AutoCloseable {
             cq.close();
             if (completionChannel != null) {
                 completionChannel.close();
+            }
+            if (srq != null) {
+                srq.close();
             }
             pd.close();
         }

@@ -19,6 +19,8 @@ final class WorkRequestIds {
     static final int RESPONSE = 2;
     /** The last RDMA READ of a command's data-out; signaled, it hands the command to the backend. */
     static final int DATA_OUT = 3;
+    /** The RDMA READ of an indirect descriptor table that did not fit in the IU; signaled. */
+    static final int TABLE = 4;
 
     private WorkRequestIds() {
     }

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The pipeline allocates nothing per command: a million 4 KiB commands of each mix through the
- * {@link CommandPipeline} ({@link PipelineHarness}: fake verbs, null backend), counted with the JVM's per-thread
+ * {@link CommandPipeline} ({@link PipelineHarness}: fake verbs, a backend that touches no data), counted with the JVM's per-thread
  * allocation counters on every thread a command runs on — the injecting thread (poller and initiator), the intake
  * stage and both backend threads — after a warm-up.
  */
@@ -27,7 +27,7 @@ class PipelineAllocationTest {
     @ParameterizedTest
     @EnumSource(PipelineHarness.Mix.class)
     void aMillionCommandsAllocateNothing(final PipelineHarness.Mix mix) {
-        try (PipelineHarness harness = new PipelineHarness(2, 32, 2, new NullBackend(PipelineHarness.DEVICE_BYTES))) {
+        try (PipelineHarness harness = new PipelineHarness(2, 32, 2, new DiscardingBackend(PipelineHarness.DEVICE_BYTES))) {
             assertEquals(3, harness.pipelineThreads().size(), "intake and two backend threads: " + harness.pipelineThreads());
             harness.mix(mix);
             harness.run(WARMUP);

@@ -87,7 +87,8 @@ final class PipelineHarness implements AutoCloseable {
         bufferKind = new byte[channelCount * receiveCount];
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
-        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, channelCount);
+        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, channelCount,
+                java.time.Duration.ZERO, null);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);
@@ -97,7 +98,7 @@ final class PipelineHarness implements AutoCloseable {
         for (int c = 0; c < channelCount; c++) {
             queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt);
             channels[c] = new SrpChannel(c, null, queuePairs[c], new InitiatorPortId(1, c), units, queueDepth, IU_LENGTH,
-                    IU_LENGTH, IMMEDIATE_OFFSET);
+                    IU_LENGTH, IMMEDIATE_OFFSET, null);
             channels[c].postAllReceives();
             pipeline.channels.set(c, channels[c]);
         }
@@ -221,8 +222,8 @@ final class PipelineHarness implements AutoCloseable {
             }
             final CommandIus.Kind kind = nextKind();
             final int buffer = c * receiveCount + index;
-            final MemorySegment buffers = channels[c].receiveRegion.segment();
-            final long at = channels[c].receiveOffset(index);
+            final MemorySegment buffers = channels[c].receiveSegment();
+            final long at = channels[c].receives.offset(index);
             if (bufferKind[buffer] != kind.ordinal() + 1) {
                 MemorySegment.copy(templates[kind.ordinal()], 0, buffers, at, templateLength[kind.ordinal()]);
                 bufferKind[buffer] = (byte) (kind.ordinal() + 1);

@@ -1,8 +1,9 @@
 package org.rdmablock.target.srp;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
@@ -19,6 +20,7 @@ import org.rdmablock.target.config.TimeoutConfig;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,27 +33,42 @@ class SrpTargetTest {
     LogicalUnitTable units;
 
     static TargetConfig config(final int port) {
-        return new TargetConfig("<test>", new ListenConfig("soft", "127.0.0.1", port), new IdentityConfig(ID_EXT, IOC_GUID),
+        return config(port, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL);
+    }
+
+    static TargetConfig config(final int port, final PipelineConfig.ReceiveQueueMode receives,
+                               final PipelineConfig.CompletionMode completions) {
+        return new TargetConfig("<test>", new ListenConfig(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(32, 8276, 1 << 20, true, 8192, 8),
-                new PipelineConfig(4096, 256, 2, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
+                new PipelineConfig(4096, 256, 2, receives, completions),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());
     }
 
-    @BeforeEach
-    void start() {
+    static Stream<Arguments> modes() {
+        return Stream.of(PipelineConfig.ReceiveQueueMode.values()).flatMap(r ->
+                Stream.of(PipelineConfig.CompletionMode.values()).map(c -> Arguments.of(r, c)));
+    }
+
+    void start(final PipelineConfig.ReceiveQueueMode receives, final PipelineConfig.CompletionMode completions) {
         units = new LogicalUnitTable();
         units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("lun0").blockSize(512)
                 .maxTransferBytes(1 << 20).build(), new InMemoryBackend(64L << 20)));
-        target = SrpTarget.start(config(0), initiator -> units);
+        target = SrpTarget.start(config(0, receives, completions), initiator -> units);
     }
 
     @AfterEach
     void stop() {
-        target.close();
+        if (target != null) {
+            target.close();
+        }
     }
 
-    @Test
-    void writesByReadAndImmediateDataThenReadsThemBack() {
+    /** Each receive mode (own receive queue, SRQ) with each completion mode (busy poll, completion channel). */
+    @ParameterizedTest
+    @MethodSource("modes")
+    void writesByReadAndImmediateDataThenReadsThemBack(final PipelineConfig.ReceiveQueueMode receives,
+                                                       final PipelineConfig.CompletionMode completions) {
+        start(receives, completions);
         try (TestInitiator ini = TestInitiator.login(target.localAddress(), ID_EXT, IOC_GUID, 0x11, 1 << 20)) {
             assertEquals(32, ini.credits, "the login grants the configured credits");
             assertEquals(68, ini.immediateDataOffset, "immediate data is granted at the offset asked");

@@ -2,7 +2,8 @@ package org.rdmablock.target.srp;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmablock.protocol.scsi.InMemoryBackend;
+import org.rdmablock.target.backend.LunBackend;
+import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.TargetConfig;
 
 import java.util.concurrent.TimeUnit;
@@ -28,9 +29,9 @@ class TargetBenchSmokeTest {
     };
 
     @Test
-    void theTargetAnswersEveryCommandOfTheBench() {
-        try (SrpTarget target = SrpTarget.start(TargetBench.config(64, 2, 1),
-                initiator -> PipelineHarness.units(new InMemoryBackend(DEVICE_BYTES)));
+    void theTargetAnswersEveryCommandOfTheBench() throws Exception {
+        try (LunBackend memory = TargetBench.lun(LunConfig.BackendKind.MEMORY, DEVICE_BYTES);
+             SrpTarget target = SrpTarget.start(TargetBench.config(64, 2, 1), initiator -> PipelineHarness.units(memory));
              BenchInitiator initiator = TargetBench.connect(target.localAddress(), 2, 32, DEVICE_BYTES)) {
             runAll(initiator);
         }

@@ -68,7 +68,11 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
     private SocketChannel channel;
     private SelectionKey key;
     private FpduWriter writer;
-    private FpduReader reader;
+    /**
+     * Set last by {@link #attach} (volatile): a polling thread that finds it set finds the channel, the agent and the
+     * state RTS set too ({@link #progress} may run on a CQ's poller while the connection is being attached).
+     */
+    private volatile FpduReader reader;
     private int ird;
     private int ord;
     private OutstandingReads orq;
@@ -193,7 +197,6 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         this.orq = new OutstandingReads(this.ord);
         this.irq = new InboundRequests(this.ird);
         this.writer = new FpduWriter(crc);
-        this.reader = new FpduReader(this, crc, Math.max(maxRecvSge(), caps.maxSendSge()));
         this.onClosed = closedCallback;
         this.holdTransmit = awaitFirstFpdu;
         this.rtrPending = sendRtr;
@@ -203,6 +206,9 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         keepAlive(connected);
         moveTo(QueuePairState.RTR);
         moveTo(QueuePairState.RTS);
+        // Last: from here a CQ's polling thread may read the stream (progress), and a SEND it delivers may be
+        // answered at once, which needs RTS.
+        this.reader = new FpduReader(this, crc, Math.max(maxRecvSge(), caps.maxSendSge()));
         if (SoftCompletionQueue.POLL_PROGRESS) {
             recvReadiness = recvCq.watch(connected, this);
             sendReadiness = sendCq == recvCq ? null : sendCq.watch(connected, this);
@@ -944,8 +950,9 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
             return terminate(header, TerminateMessage.LAYER_DDP, TerminateMessage.DDP_UNTAGGED_BUFFER,
                 TerminateMessage.DDP_NO_BUFFER, AsyncEvent.Type.QP_REQ_ERR);
         }
-        if (key.isValid()) { // a connection closing meanwhile has cancelled it
-            key.interestOpsAnd(~SelectionKey.OP_READ);
+        final SelectionKey k = key; // null until the agent has registered the channel
+        if (k != null && k.isValid()) { // a connection closing meanwhile has cancelled it
+            k.interestOpsAnd(~SelectionKey.OP_READ);
         }
         agent.execute(() -> agent.armTimer(this));
         return FpduReader.PAUSE;

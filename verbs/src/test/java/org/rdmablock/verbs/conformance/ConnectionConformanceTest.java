@@ -359,6 +359,84 @@ class ConnectionConformanceTest {
         }
     }
 
+    /**
+     * A target polls one CQ for all its connections from its own thread and answers a SEND at once. A SEND that the
+     * initiator sends the moment its connect returns may reach the target while the accept is still finishing: the
+     * polling thread must not read a connection that is half attached (the soft provider threw NullPointerException
+     * from poll) nor deliver a SEND before the QP can answer it (an answer failed: "cannot post a send in state INIT").
+     * One connection at a time, so that the CQ's poll reads each QP's stream itself.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
+    void aSendArrivingAsTheAcceptFinishesIsAnsweredAtOnceFromThePollingThread(final ProviderFixture fixture) throws Exception {
+        final int connections = 150;
+        try (Endpoints ends = new Endpoints(fixture, 4);
+             java.util.concurrent.ExecutorService initiators = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            final CompletionQueue serverCq = ends.server.cq(64);
+            final MemoryRegion serverMemory = ends.server.register(64, AccessFlags.LOCAL_WRITE);
+            final MemoryRegion clientMemory = ends.client.register(64, AccessFlags.LOCAL_WRITE);
+            final org.rdmablock.verbs.WorkCompletions got = new org.rdmablock.verbs.WorkCompletions(1);
+            final java.util.Map<Integer, QueuePair> byQpNum = new java.util.concurrent.ConcurrentHashMap<>();
+            final java.util.concurrent.atomic.AtomicReference<Throwable> pollerFailed = new java.util.concurrent.atomic.AtomicReference<>();
+            final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            final Thread poller = Thread.ofPlatform().name("conformance-poller").start(() -> {
+                final org.rdmablock.verbs.WorkCompletions wc = new org.rdmablock.verbs.WorkCompletions(16);
+                final SendWorkRequest answer = new SendWorkRequest().opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
+                answer.sgl().add(serverMemory, 0, 8);
+                try {
+                    while (running.get()) {
+                        final int n = serverCq.poll(wc, 16);
+                        for (int i = 0; i < n; i++) {
+                            if (wc.isSuccess(i) && wc.opcode(i) == org.rdmablock.verbs.WcOpcode.RECV) {
+                                byQpNum.get(wc.qpNum(i)).postSend(answer.wrId(wc.wrId(i)));
+                            }
+                        }
+                    }
+                } catch (final Throwable t) {
+                    pollerFailed.set(t);
+                }
+            });
+            try {
+                for (int k = 0; k < connections; k++) {
+                    final CompletionQueue clientCq = ends.client.cq(16); // its own: a closed connection flushes work
+                    final java.util.concurrent.Future<ConnectionId> connected = initiators.submit(() -> {
+                        final ConnectionId id = ends.client.track(
+                            ends.client.provider.connectionManager().resolve(ends.listener.localAddress(), ConnectedPair.TIMEOUT));
+                        id.createQueuePair(ends.client.pd, QueuePairInitAttributes.of(QueuePairType.RC, clientCq));
+                        postReceive(id.queuePair(), clientMemory, 0, 64, 1);
+                        id.connect(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT);
+                        final SendWorkRequest send = new SendWorkRequest().wrId(2).opcode(SendOpcode.SEND);
+                        send.sgl().add(clientMemory, 0, 8);
+                        id.queuePair().postSend(send); // at once: the accept may not have returned yet
+                        return id;
+                    });
+                    final ConnectionId request = ends.server.track(ends.listener.nextRequest(ConnectedPair.TIMEOUT));
+                    assertNotNull(request, "connection " + k + ": no request");
+                    final QueuePair qp = request.createQueuePair(ends.server.pd, QueuePairInitAttributes.of(QueuePairType.RC, serverCq));
+                    byQpNum.put(qp.qpNum(), qp);
+                    postReceive(qp, serverMemory, 8, 56, k);
+                    request.accept(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT);
+                    final ConnectionId id = connected.get(ConnectedPair.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    final long deadline = System.nanoTime() + ConnectedPair.TIMEOUT.toNanos();
+                    int n = 0;
+                    while (n == 0 && pollerFailed.get() == null && System.nanoTime() < deadline) {
+                        n = clientCq.poll(got, 1);
+                    }
+                    final int round = k;
+                    assertNull(pollerFailed.get(), () -> "connection " + round + ": the polling thread failed: " + pollerFailed.get());
+                    assertEquals(1, n, "connection " + k + ": the answer arrives");
+                    assertEquals(WcStatus.SUCCESS, got.status(0), "connection " + k + ": " + got.toString(0));
+                    id.close();
+                    request.close();
+                }
+            } finally {
+                running.set(false);
+                poller.join(10_000);
+            }
+            assertNull(pollerFailed.get(), () -> "the polling thread failed: " + pollerFailed.get());
+        }
+    }
+
     /** Two hosts and a listener on the server's, closed together. */
     private static final class Endpoints implements AutoCloseable {
         final Host client;

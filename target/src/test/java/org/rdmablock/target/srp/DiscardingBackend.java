@@ -7,11 +7,12 @@ import org.rdmablock.protocol.scsi.BlockBackend;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The {@code null} backend of the benchmarks: every operation completes at once on the caller's thread without
- * touching the data (reads return whatever the buffer holds, writes are dropped).
+ * The backend of the pipeline benchmarks: every operation completes at once on the caller's thread without touching
+ * the data (reads return whatever the buffer holds, writes are dropped), so that only the pipeline is measured. The
+ * daemon's {@code null} LUN ({@link org.rdmablock.target.backend.NullBackend}) zero-fills reads.
  */
-record NullBackend(long sizeBytes, boolean supportsUnmap, boolean unmapReadsZeroes) implements BlockBackend {
-    NullBackend(final long sizeBytes) {
+record DiscardingBackend(long sizeBytes, boolean supportsUnmap, boolean unmapReadsZeroes) implements BlockBackend {
+    DiscardingBackend(final long sizeBytes) {
         this(sizeBytes, true, false);
     }
 

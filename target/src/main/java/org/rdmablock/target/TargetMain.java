@@ -1,0 +1,173 @@
+package org.rdmablock.target;
+
+import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.config.ConfigChange;
+import org.rdmablock.target.config.ConfigException;
+import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.target.config.TargetConfigReader;
+import org.rdmablock.target.srp.SrpTarget;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The target daemon's entry point: reads the configuration (a file, or the embedded default), opens the LUNs, starts
+ * the SRP target and runs until SIGTERM or Ctrl-C, which log every initiator out and close the LUNs. SIGHUP re-reads
+ * the file and applies its LUN and access-list changes without dropping sessions.
+ */
+@Command(name = "rdmablock target", mixinStandardHelpOptions = true,
+        description = "Serves LUNs to SRP initiators over RDMA (the soft provider on hosts without an RDMA NIC).")
+public final class TargetMain implements Callable<Integer> {
+    private static final Logger LOG = Logger.getLogger(TargetMain.class.getName());
+    /** Exit status of a configuration error (picocli uses 2 for usage errors too). */
+    static final int EXIT_CONFIG = 2;
+    /** Exit status when the target cannot start (a LUN cannot be opened, the port is taken). */
+    static final int EXIT_START = 1;
+
+    @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+            description = "TOML configuration (deploy/rdmablock.toml documents every key); default: the embedded one")
+    Path config;
+
+    @Option(names = "--check", description = "Read and check the configuration, print what it would serve, and exit")
+    boolean checkOnly;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile Runnable stopper = () -> { };
+
+    public TargetMain() {
+        this(System.out, System.err);
+    }
+
+    /** A daemon that prints its banner to {@code out} and its refusals to {@code err} (for embedding and tests). */
+    public TargetMain(final PrintStream out, final PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(final String[] args) {
+        final String[] rest = args.length > 0 && args[0].equals("target") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
+        System.exit(new CommandLine(new TargetMain()).execute(rest));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final TargetConfig cfg;
+        try {
+            cfg = config == null ? TargetConfigReader.embeddedDefault() : TargetConfigReader.read(config);
+        } catch (ConfigException e) {
+            err.println(e.getMessage());
+            return EXIT_CONFIG;
+        }
+        if (checkOnly) {
+            out.println(cfg.source() + ": OK, " + cfg.luns().size() + " LUN(s)");
+            return 0;
+        }
+        final LunInventory inventory;
+        try {
+            inventory = new LunInventory(cfg, BackendFactory::open);
+        } catch (RuntimeException e) {
+            err.println("cannot open the LUNs of " + cfg.source() + ": " + e.getMessage());
+            return EXIT_START;
+        }
+        final SrpTarget target;
+        try {
+            target = SrpTarget.start(cfg, inventory::unitsFor);
+        } catch (RuntimeException e) {
+            inventory.close();
+            err.println("cannot start the target on " + cfg.listen().provider() + " " + cfg.listen().address() + ":"
+                    + cfg.listen().port() + ": " + e.getMessage());
+            return EXIT_START;
+        }
+        final Thread hook = new Thread(() -> stop(target, inventory), "rdmablock-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        stopper = () -> stop(target, inventory);
+        installReload(cfg, inventory, target);
+        banner(cfg, inventory, target);
+        stopped.await();
+        return 0;
+    }
+
+    /** Stops a running {@link #call()}, as SIGTERM does (for embedding and tests). */
+    public void stop() {
+        stopper.run();
+    }
+
+    private synchronized void stop(final SrpTarget target, final LunInventory inventory) {
+        if (stopped.getCount() == 0) {
+            return;
+        }
+        // printed, not logged: the JDK resets its log handlers in a shutdown hook of its own
+        out.println("rdmablock target: stopping (logging initiators out, closing the LUNs)");
+        try {
+            target.close();
+        } finally {
+            inventory.close();
+            out.println("rdmablock target: stopped");
+            stopped.countDown();
+        }
+    }
+
+    private void banner(final TargetConfig cfg, final LunInventory inventory, final SrpTarget target) {
+        final var address = target.localAddress();
+        out.printf("rdmablock target: %s provider, listening on %s:%d (config: %s)%n", target.providerName(),
+                address.getAddress().getHostAddress(), address.getPort(), cfg.source());
+        out.printf("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
+                cfg.identity().iocGuid());
+        inventory.describe().forEach(line -> out.println("  " + line));
+        out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
+                        + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",
+                cfg.identity().idExt(), cfg.identity().iocGuid(), address.getAddress().getHostAddress(), address.getPort(),
+                config != null ? "; SIGHUP re-reads " + config : "");
+        out.flush();
+    }
+
+    /** SIGHUP: re-read the file; apply LUN and access-list changes, refuse changes that need a restart. */
+    private void installReload(final TargetConfig initial, final LunInventory inventory, final SrpTarget target) {
+        if (config == null) {
+            return; // the embedded default has nothing to re-read
+        }
+        final TargetConfig[] running = {initial};
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+                synchronized (running) {
+                    running[0] = reload(running[0], inventory, target);
+                }
+            });
+        } catch (IllegalArgumentException e) {
+            LOG.warning("SIGHUP reload unavailable on this platform: " + e.getMessage());
+        }
+    }
+
+    TargetConfig reload(final TargetConfig running, final LunInventory inventory, final SrpTarget target) {
+        try {
+            final TargetConfig reread = TargetConfigReader.read(config);
+            final ConfigChange change = ConfigChange.between(running, reread);
+            if (change.needsRestart()) {
+                LOG.warning("reload of " + config + " refused: " + change.restartMessage());
+                return running;
+            }
+            if (change.isEmpty()) {
+                LOG.info("reload of " + config + ": nothing changed");
+                return running;
+            }
+            LOG.info("reload of " + config + ": " + change.summary() + "; "
+                    + inventory.reload(reread.luns(), target::lunInventoryChanged));
+            return reread;
+        } catch (ConfigException e) {
+            LOG.warning("reload refused, the running configuration stays: " + e.getMessage());
+            return running;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reload failed, the running configuration stays", e);
+            return running;
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package org.rdmablock.target.backend;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.rdmablock.protocol.scsi.BackendCallback;
+import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.target.config.LunConfig;
+
+/**
+ * What the four backends share: the LUN's identity and policy from its configuration, UNMAP that reads back zeroes,
+ * the checks every operation makes before it touches storage (a closed backend, a range outside the device or the
+ * buffer, a write to a read-only LUN: INTERNAL_ERROR, since the logical unit never sends them), the one inline
+ * completion of each operation, and a close that runs once. The operations run on the calling backend thread;
+ * {@link #close()} on the thread that shuts the LUN down.
+ */
+abstract class AbstractLunBackend implements LunBackend {
+    private static final System.Logger LOG = System.getLogger(AbstractLunBackend.class.getName());
+    final int lun;
+    /** The file or directory; null for memory and null LUNs. */
+    final Path path;
+    final long sizeBytes;
+    final boolean readOnly;
+    final boolean writeThrough;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Class<?> lastLoggedFailure;
+
+    AbstractLunBackend(LunConfig config) {
+        this.lun = config.number();
+        this.path = config.path();
+        this.sizeBytes = config.sizeBytes();
+        this.readOnly = config.readOnly();
+        this.writeThrough = config.writeCache() == LunConfig.WriteCachePolicy.WRITE_THROUGH;
+    }
+
+    @Override
+    public final long sizeBytes() {
+        return sizeBytes;
+    }
+
+    /**
+     * Reads, or completes with INTERNAL_ERROR when the checks fail or the copy throws (a read-only or closed buffer, a
+     * backend closed under the read). The callback runs outside the try: its own exceptions are the caller's.
+     */
+    @Override
+    public final void read(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, BackendCallback callback) {
+        BackendStatus status = BackendStatus.INTERNAL_ERROR;
+        if (!closed.get() && inDevice(deviceOffset, length) && inBuffer(buffer, bufferOffset, length)) {
+            try {
+                status = readChecked(deviceOffset, buffer, bufferOffset, length);
+            } catch (RuntimeException e) {
+                logUnexpected("read", e);
+            }
+        }
+        callback.completed(status);
+    }
+
+    /** Writes, or completes with INTERNAL_ERROR when the checks fail or the copy throws. */
+    @Override
+    public final void write(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, boolean forceUnitAccess,
+                            BackendCallback callback) {
+        BackendStatus status = BackendStatus.INTERNAL_ERROR;
+        if (!readOnly && !closed.get() && inDevice(deviceOffset, length) && inBuffer(buffer, bufferOffset, length)) {
+            try {
+                status = writeChecked(deviceOffset, buffer, bufferOffset, length, forceUnitAccess);
+            } catch (RuntimeException e) {
+                logUnexpected("write", e);
+            }
+        }
+        callback.completed(status);
+    }
+
+    @Override
+    public final void flush(BackendCallback callback) {
+        callback.completed(closed.get() ? BackendStatus.INTERNAL_ERROR : readOnly ? BackendStatus.OK : flushChecked());
+    }
+
+    @Override
+    public final void unmap(long deviceOffset, long length, BackendCallback callback) {
+        boolean allowed = !readOnly && !closed.get() && inDevice(deviceOffset, length);
+        callback.completed(allowed ? unmapChecked(deviceOffset, length) : BackendStatus.INTERNAL_ERROR);
+    }
+
+    /** Reads once the ranges are known to lie inside the device and the buffer. */
+    abstract BackendStatus readChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length);
+
+    /** Writes once the LUN is known writable and the ranges inside the device and the buffer. */
+    abstract BackendStatus writeChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, boolean forceUnitAccess);
+
+    /** Makes completed writes durable; never called for a read-only LUN. Nothing to do unless overridden. */
+    BackendStatus flushChecked() {
+        return BackendStatus.OK;
+    }
+
+    /** Unmaps once the LUN is known writable and the range inside the device. */
+    abstract BackendStatus unmapChecked(long deviceOffset, long length);
+
+    private boolean inDevice(long deviceOffset, long length) {
+        return deviceOffset >= 0 && length >= 0 && length <= sizeBytes - deviceOffset;
+    }
+
+    private static boolean inBuffer(MemorySegment buffer, long bufferOffset, long length) {
+        return bufferOffset >= 0 && length <= buffer.byteSize() - bufferOffset;
+    }
+
+    /** Logs an exception an operation turned into INTERNAL_ERROR, once per kind in a row, so that a bug is seen. */
+    private void logUnexpected(String operation, RuntimeException e) {
+        if (e.getClass() != lastLoggedFailure) {
+            lastLoggedFailure = e.getClass();
+            LOG.log(System.Logger.Level.WARNING, logName() + ": " + operation + " failed", e);
+        }
+    }
+
+    /** Every backend implements UNMAP. */
+    @Override
+    public final boolean supportsUnmap() {
+        return true;
+    }
+
+    /** An unmapped range reads as zeroes in every backend (SBC LBPRZ). */
+    @Override
+    public final boolean unmapReadsZeroes() {
+        return true;
+    }
+
+    /** Marks the backend closed, once, and releases what it holds; later operations complete with INTERNAL_ERROR. */
+    @Override
+    public final void close() {
+        if (closed.compareAndSet(false, true)) {
+            release();
+        }
+    }
+
+    /** Frees the backend's resources; called once, by {@link #close()}. */
+    abstract void release();
+
+    @Override
+    public final boolean readOnly() {
+        return readOnly;
+    }
+
+    /** {@code LUN 3 (file /srv/lun3.img (write-back))}: what log lines start with. */
+    final String logName() {
+        return "LUN " + lun + " (" + this + ")";
+    }
+
+    /** How the LUN's writes become durable, for {@link #toString()}. */
+    final String policy() {
+        return readOnly ? "read-only" : writeThrough ? "write-through" : "write-back";
+    }
+}

@@ -1,0 +1,46 @@
+package org.rdmablock.target.backend;
+
+import java.util.Locale;
+
+import org.rdmablock.target.config.LunConfig;
+
+/**
+ * Opens the backend a LUN's configuration names: {@code file} ({@link FileBackend}), {@code rocksdb}
+ * ({@link RocksDbBackend}), {@code memory} ({@link MemoryBackend}) or {@code null} ({@link NullBackend}). Called by
+ * the thread that starts the daemon (or reloads a LUN), never on the I/O path.
+ */
+public final class BackendFactory {
+    private BackendFactory() {
+    }
+
+    /**
+     * Opens the LUN's storage, creating a missing file or database unless the LUN is read-only.
+     *
+     * @throws BackendOpenException naming the LUN, its path and why it cannot be opened
+     */
+    public static LunBackend open(LunConfig lun) {
+        String kind = lun.backend().name().toLowerCase(Locale.ROOT);
+        if (lun.blockSize() <= 0 || lun.sizeBytes() <= 0 || lun.sizeBytes() % lun.blockSize() != 0) {
+            throw new BackendOpenException(lun.number(), kind, lun.path(), "the size, " + lun.sizeBytes()
+                    + " bytes, is not a positive multiple of the block size, " + lun.blockSize(), null);
+        }
+        boolean needsPath = lun.backend() == LunConfig.BackendKind.FILE || lun.backend() == LunConfig.BackendKind.ROCKSDB;
+        if (needsPath && lun.path() == null) {
+            throw new BackendOpenException(lun.number(), kind, null, "a " + kind + " LUN needs a path", null);
+        }
+        if (needsPath && !lun.readOnly() && lun.path().toAbsolutePath().getParent() != null) {
+            // a new LUN's folder (./data for the embedded default) is made as its file or database is
+            try {
+                java.nio.file.Files.createDirectories(lun.path().toAbsolutePath().getParent());
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new BackendOpenException(lun.number(), kind, lun.path(), "cannot create its folder: " + e, e);
+            }
+        }
+        return switch (lun.backend()) {
+            case FILE -> FileBackend.open(lun);
+            case ROCKSDB -> RocksDbBackend.open(lun);
+            case MEMORY -> MemoryBackend.open(lun);
+            case NULL -> new NullBackend(lun);
+        };
+    }
+}

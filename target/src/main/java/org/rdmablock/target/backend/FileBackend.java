@@ -1,0 +1,239 @@
+package org.rdmablock.target.backend;
+
+import java.lang.foreign.MemorySegment;
+
+import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.target.config.LunConfig;
+
+/**
+ * A LUN in a sparse file (or a block device), with positional I/O through the C library: pread into and pwrite from
+ * the caller's native buffer, with no copy and no allocation. Runs each operation on the calling backend thread and
+ * completes it before returning; several threads may call at once (pread and pwrite need no lock).
+ *
+ * <p>Opening: a missing file is created at the configured size as a sparse file (mode 0600); an existing empty file
+ * is extended the same way (it holds nothing). An existing file smaller than the configured size is refused, since it
+ * is more likely the wrong file than one to grow silently; a larger one is served up to the configured size. A
+ * read-only LUN opens its file O_RDONLY and never creates it.
+ *
+ * <p>Durability: in write-through every write goes to a descriptor opened with O_DSYNC, so it is durable when pwrite
+ * returns (one system call, and the kernel syncs only the written range; measured as fast as pwrite plus fdatasync).
+ * In write-back, writes go to the page cache; a FUA write uses a second, O_DSYNC descriptor, and {@link #flush}
+ * calls fdatasync. Once an fdatasync has failed every later flush fails too: Linux reports a write-back error once
+ * per descriptor and drops the pages, so a later fdatasync that succeeds proves nothing about the earlier data.
+ *
+ * <p>UNMAP punches holes ({@code fallocate(PUNCH_HOLE | KEEP_SIZE)}); where the file system cannot, it writes zeroes.
+ * Unmapped ranges, and reads past the end of a file shortened behind the LUN's back, read as zeroes.
+ *
+ * <p>With {@code directIo} (O_DIRECT) the page cache is bypassed, and every buffer address, device offset and length
+ * must be a multiple of {@link #DIRECT_IO_ALIGNMENT}, the LUN's block size must be 4096, and the file system must
+ * support O_DIRECT (tmpfs may not). A misaligned operation is a bug in the caller (the target's buffers are
+ * 4096-aligned and its I/O is in 4096-byte blocks): it completes with {@code INTERNAL_ERROR} instead of being
+ * bounced through an aligned copy.
+ */
+public final class FileBackend extends AbstractLunBackend {
+    /** Alignment O_DIRECT is held to: 4096 bytes, the largest logical block size of common devices. */
+    public static final int DIRECT_IO_ALIGNMENT = 4096;
+    /** Permissions of a file the backend creates: the owner's only, as a LUN holds someone's data. */
+    static final int CREATE_MODE = 0600;
+    private static final System.Logger LOG = System.getLogger(FileBackend.class.getName());
+
+    private final boolean directIo;
+    /** Reads, unmaps, fdatasync, and writes that need not be durable at once. */
+    private final int fd;
+    /** O_DSYNC: writes durable when pwrite returns. The same as {@link #fd} in write-through and when read-only. */
+    private final int syncFd;
+    private volatile boolean syncFailed;
+    private volatile boolean punchUnsupported;
+    private volatile int lastLoggedErrno;
+
+    private FileBackend(LunConfig config, int fd, int syncFd) {
+        super(config);
+        this.directIo = config.directIo();
+        this.fd = fd;
+        this.syncFd = syncFd;
+    }
+
+    /** Opens (or creates) the LUN's file; throws {@link BackendOpenException} saying why it cannot. */
+    static FileBackend open(LunConfig config) {
+        if (!LibC.supported()) {
+            throw failure(config, "the file backend needs Linux, not " + System.getProperty("os.name"));
+        }
+        if (config.directIo() && config.blockSize() != DIRECT_IO_ALIGNMENT) {
+            throw failure(config, "directIo needs a block size of " + DIRECT_IO_ALIGNMENT + ", not " + config.blockSize()
+                    + " (O_DIRECT I/O must be aligned to " + DIRECT_IO_ALIGNMENT + " bytes)");
+        }
+        String file = config.path().toString();
+        boolean writeThrough = config.writeCache() == LunConfig.WriteCachePolicy.WRITE_THROUGH;
+        int common = LibC.O_CLOEXEC | (config.directIo() ? LibC.O_DIRECT : 0);
+        int fd = config.readOnly()
+                ? LibC.open(file, common | LibC.O_RDONLY, 0)
+                : LibC.open(file, common | LibC.O_RDWR | LibC.O_CREAT | (writeThrough ? LibC.O_DSYNC : 0), CREATE_MODE);
+        if (fd < 0) {
+            throw failure(config, "cannot open the file" + (config.readOnly() ? " read-only" : "") + ": " + LibC.describe(-fd));
+        }
+        try {
+            long existing = LibC.size(fd);
+            if (existing < 0) {
+                throw failure(config, "cannot read the file's size: " + LibC.describe((int) -existing));
+            }
+            if (existing == 0 && !config.readOnly()) {
+                int truncated = LibC.ftruncate(fd, config.sizeBytes());
+                if (truncated < 0) {
+                    throw failure(config, "cannot size the new file to " + config.sizeBytes() + " bytes: " + LibC.describe(-truncated));
+                }
+            } else if (existing < config.sizeBytes()) {
+                throw failure(config, "the file holds " + existing + " bytes, fewer than the configured " + config.sizeBytes()
+                        + " (refused: it may be the wrong file; grow it with truncate -s " + config.sizeBytes() + " if it is not)");
+            }
+            int syncFd = fd;
+            if (!config.readOnly() && !writeThrough) {
+                syncFd = LibC.open(file, common | LibC.O_RDWR | LibC.O_DSYNC, 0);
+                if (syncFd < 0) {
+                    throw failure(config, "cannot open the file a second time for FUA writes: " + LibC.describe(-syncFd));
+                }
+            }
+            return new FileBackend(config, fd, syncFd);
+        } catch (RuntimeException e) {
+            LibC.close(fd);
+            throw e;
+        }
+    }
+
+    private static BackendOpenException failure(LunConfig config, String cause) {
+        return new BackendOpenException(config.number(), "file", config.path(), cause, null);
+    }
+
+    @Override
+    BackendStatus readChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length) {
+        if (buffer.isReadOnly() || !addressable(buffer, bufferOffset, deviceOffset, length)) {
+            return BackendStatus.INTERNAL_ERROR;
+        }
+        long address = buffer.address() + bufferOffset;
+        for (long done = 0; done < length; ) {
+            long n = LibC.pread(fd, address + done, length - done, deviceOffset + done);
+            if (n > 0) {
+                done += n;
+            } else if (n == 0) {
+                // past the end of the file: it was shortened behind the LUN's back; what is not there reads as zeroes
+                Zeroes.fill(buffer, bufferOffset + done, length - done);
+                break;
+            } else if (n != -LibC.EINTR) {
+                return failed("pread", (int) -n);
+            }
+        }
+        return BackendStatus.OK;
+    }
+
+    @Override
+    BackendStatus writeChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, boolean forceUnitAccess) {
+        if (!addressable(buffer, bufferOffset, deviceOffset, length)) {
+            return BackendStatus.INTERNAL_ERROR;
+        }
+        return writeAll(forceUnitAccess ? syncFd : fd, buffer.address() + bufferOffset, length, deviceOffset);
+    }
+
+    /** pwrite until every byte is written, retrying after a signal and after a short write. */
+    private BackendStatus writeAll(int target, long address, long length, long deviceOffset) {
+        for (long done = 0; done < length; ) {
+            long n = LibC.pwrite(target, address + done, length - done, deviceOffset + done);
+            if (n > 0) {
+                done += n;
+            } else if (n == 0) {
+                return failed("pwrite", LibC.EIO); // no progress and no errno
+            } else if (n != -LibC.EINTR) {
+                return failed("pwrite", (int) -n);
+            }
+        }
+        return BackendStatus.OK;
+    }
+
+    @Override
+    BackendStatus flushChecked() {
+        return sync();
+    }
+
+    private BackendStatus sync() {
+        if (syncFailed) {
+            return BackendStatus.IO_ERROR;
+        }
+        int result;
+        do {
+            result = LibC.fdatasync(fd);
+        } while (result == -LibC.EINTR);
+        if (result < 0) {
+            syncFailed = true;
+            return failed("fdatasync", -result);
+        }
+        return BackendStatus.OK;
+    }
+
+    @Override
+    BackendStatus unmapChecked(long deviceOffset, long length) {
+        if (!punchUnsupported) {
+            int result = LibC.fallocate(fd, LibC.FALLOC_FL_PUNCH_HOLE | LibC.FALLOC_FL_KEEP_SIZE, deviceOffset, length);
+            if (result == 0) {
+                // write-through promises every change durable at completion; a punched hole is one
+                return writeThrough ? sync() : BackendStatus.OK;
+            }
+            if (result != -LibC.EOPNOTSUPP) {
+                return failed("fallocate(PUNCH_HOLE)", -result);
+            }
+            punchUnsupported = true;
+            LOG.log(System.Logger.Level.INFO, logName() + ": the file system cannot punch holes; UNMAP writes zeroes");
+        }
+        // fd is O_DSYNC in write-through, so these are durable when written
+        for (long done = 0; done < length; ) {
+            long n = Math.min(length - done, Zeroes.BYTES);
+            BackendStatus status = writeAll(fd, Zeroes.SEGMENT.address(), n, deviceOffset + done);
+            if (status != BackendStatus.OK) {
+                return status;
+            }
+            done += n;
+        }
+        return BackendStatus.OK;
+    }
+
+    /**
+     * Whether the buffer may be handed to a system call by its raw address, which nothing checks: native memory that
+     * is still alive, and aligned when the file is open O_DIRECT.
+     */
+    private boolean addressable(MemorySegment buffer, long bufferOffset, long deviceOffset, int length) {
+        if (!buffer.isNative() || !buffer.scope().isAlive()) {
+            return false;
+        }
+        return !directIo || ((buffer.address() + bufferOffset | deviceOffset | length) & (DIRECT_IO_ALIGNMENT - 1)) == 0;
+    }
+
+    /** Logs a failed call (once per distinct errno in a row, so a dying disk does not flood the log) and maps it. */
+    private BackendStatus failed(String call, int errno) {
+        if (errno != lastLoggedErrno) {
+            lastLoggedErrno = errno;
+            LOG.log(System.Logger.Level.WARNING, logName() + ": " + call + " failed: " + LibC.describe(errno));
+        }
+        return switch (errno) {
+            case LibC.ENOSPC, LibC.EDQUOT -> BackendStatus.NO_SPACE;
+            case LibC.EBADF, LibC.EFAULT, LibC.EINVAL -> BackendStatus.INTERNAL_ERROR; // a bug, not the medium
+            default -> BackendStatus.IO_ERROR;
+        };
+    }
+
+    @Override
+    void release() {
+        if (syncFd != fd) {
+            closeDescriptor(syncFd);
+        }
+        closeDescriptor(fd);
+    }
+
+    private void closeDescriptor(int descriptor) {
+        int result = LibC.close(descriptor);
+        if (result < 0) {
+            LOG.log(System.Logger.Level.WARNING, logName() + ": close failed: " + LibC.describe(-result));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "file " + path + " (" + policy() + (directIo ? ", O_DIRECT" : "") + ")";
+    }
+}

@@ -1,0 +1,83 @@
+package org.rdmablock.target.backend;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.target.config.LunConfig;
+
+/**
+ * A LUN in native memory, lost when the daemon exits: for tests, benchmarks and scratch devices. The memory is a
+ * private anonymous mapping, so that a large LUN costs nothing until written (the kernel supplies zero pages on first
+ * touch) and UNMAP gives whole pages back ({@code madvise(MADV_DONTNEED)}). Reads and writes are one copy between the
+ * mapping and the caller's buffer, on the calling backend thread, with no allocation; several threads may call at
+ * once. Flush has nothing to do.
+ *
+ * <p>Not protocol's {@code InMemoryBackend}: that one allocates and zeroes all of its memory up front (a 64 GiB LUN
+ * would take 64 GiB at start), counts every operation in shared atomics, and exists to inject failures in tests.
+ */
+public final class MemoryBackend extends AbstractLunBackend {
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment storage;
+    private final long pageSize = LibC.pageSize();
+
+    private MemoryBackend(LunConfig config, long address) {
+        super(config);
+        long size = config.sizeBytes();
+        this.storage = MemorySegment.ofAddress(address).reinterpret(size, arena, mapping -> LibC.unmapMemory(mapping.address(), size));
+    }
+
+    /** Maps the LUN's memory; throws {@link BackendOpenException} when it cannot. */
+    static MemoryBackend open(LunConfig config) {
+        if (!LibC.supported()) {
+            throw new BackendOpenException(config.number(), "memory", null, "the memory backend needs Linux", null);
+        }
+        long address = LibC.mapAnonymous(config.sizeBytes());
+        if (address < 0) {
+            throw new BackendOpenException(config.number(), "memory", null, "cannot map " + config.sizeBytes() + " bytes: "
+                    + LibC.describe((int) -address), null);
+        }
+        return new MemoryBackend(config, address);
+    }
+
+    @Override
+    BackendStatus readChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length) {
+        MemorySegment.copy(storage, deviceOffset, buffer, bufferOffset, length);
+        return BackendStatus.OK;
+    }
+
+    @Override
+    BackendStatus writeChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, boolean forceUnitAccess) {
+        MemorySegment.copy(buffer, bufferOffset, storage, deviceOffset, length);
+        return BackendStatus.OK;
+    }
+
+    /** Zeroes the partial pages at the ends of the range and gives the whole pages between them back to the kernel. */
+    @Override
+    BackendStatus unmapChecked(long deviceOffset, long length) {
+        long end = deviceOffset + length;
+        long firstPage = (deviceOffset + pageSize - 1) / pageSize * pageSize; // the mapping starts on a page
+        long endPage = end / pageSize * pageSize;
+        if (firstPage >= endPage) {
+            Zeroes.fill(storage, deviceOffset, length);
+            return BackendStatus.OK;
+        }
+        Zeroes.fill(storage, deviceOffset, firstPage - deviceOffset);
+        Zeroes.fill(storage, endPage, end - endPage);
+        int result = LibC.madvise(storage.address() + firstPage, endPage - firstPage, LibC.MADV_DONTNEED);
+        if (result < 0) { // cannot happen for a private anonymous mapping; zero the pages instead
+            Zeroes.fill(storage, firstPage, endPage - firstPage);
+        }
+        return BackendStatus.OK;
+    }
+
+    @Override
+    void release() {
+        arena.close(); // unmaps; a copy still running elsewhere fails rather than touching unmapped memory
+    }
+
+    @Override
+    public String toString() {
+        return "memory (" + sizeBytes + " bytes, " + policy() + ")";
+    }
+}

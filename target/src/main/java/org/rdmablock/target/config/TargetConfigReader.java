@@ -1,0 +1,691 @@
+package org.rdmablock.target.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.toml.TomlMapper;
+import org.rdmablock.target.config.LunConfig.BackendKind;
+import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+import org.rdmablock.target.config.PipelineConfig.CompletionMode;
+import org.rdmablock.target.config.PipelineConfig.ReceiveQueueMode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SequencedMap;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the target's TOML config file (deploy/rdmablock.toml documents every key) into a {@link TargetConfig}:
+ * absent keys take their defaults (the {@code DEFAULT_*} constants of the records), and anything the daemon
+ * could not run with refuses to start: unknown keys (with a suggestion when a known key is close), values out of
+ * range, and combinations that cannot work. All problems are collected and thrown together in one
+ * {@link ConfigException}, each naming the file, line, key, the value found and what is allowed.
+ *
+ * <p>Jackson's TOML module gives no line numbers for values (it parses into a tree first), so the lines in
+ * messages come from {@link TomlKeyLines}, a second scan of the text that only finds where keys stand.
+ */
+public final class TargetConfigReader {
+    /** {@link TargetConfig#source()} of the embedded default. */
+    public static final String EMBEDDED_SOURCE = "<embedded default>";
+    /** Class-path resource of the embedded default config, used when the daemon is started without a file. */
+    public static final String EMBEDDED_RESOURCE = "/org/rdmablock/target/default.toml";
+
+    // Upper bounds that are not protocol limits: beyond them a value is a typo, or buffers would not fit in memory
+    // (receive buffers are credits × max_iu_length bytes per channel).
+    private static final int MAX_IU_LENGTH_LIMIT = 1 << 20;
+    private static final int MAX_IO_SIZE_LIMIT = 1 << 30;
+    private static final int MAX_CHANNELS_LIMIT = 4096;
+    private static final int RING_SIZE_LIMIT = 1 << 24;
+    private static final int BACKEND_THREADS_LIMIT = 1024;
+    /** max_io_size is whole 4 KiB, so that it is whole blocks for either block size. */
+    private static final int IO_SIZE_UNIT = 4096;
+
+    /** The tables a config may hold and their keys, in the order of the sample; anything else is refused. */
+    private static final SequencedMap<String, List<String>> KEYS = new LinkedHashMap<>();
+
+    static {
+        KEYS.put("listen", List.of("provider", "address", "port"));
+        KEYS.put("target", List.of("id_ext", "ioc_guid"));
+        KEYS.put("channel", List.of("credits", "max_iu_length", "max_io_size", "immediate_data",
+                "immediate_data_size", "max_channels"));
+        KEYS.put("pipeline", List.of("cq_size", "ring_size", "backend_threads", "receive_queue", "completions"));
+        KEYS.put("timeouts", List.of("idle", "command"));
+        KEYS.put("lun", List.of("number", "backend", "path", "size", "block_size", "read_only", "write_cache",
+                "direct_io", "block_cache", "allowed_initiators"));
+    }
+
+    private static final Map<String, String> PROVIDERS = names(ListenConfig.PROVIDERS, ListenConfig.PROVIDERS);
+    private static final Map<String, BackendKind> BACKENDS = names(List.of("file", "rocksdb", "memory", "null"),
+            List.of(BackendKind.FILE, BackendKind.ROCKSDB, BackendKind.MEMORY, BackendKind.NULL));
+    private static final Map<String, WriteCachePolicy> WRITE_CACHES = names(List.of("write-through", "write-back"),
+            List.of(WriteCachePolicy.WRITE_THROUGH, WriteCachePolicy.WRITE_BACK));
+    private static final Map<String, ReceiveQueueMode> RECEIVE_QUEUES = names(List.of("srq", "per-channel"),
+            List.of(ReceiveQueueMode.SHARED, ReceiveQueueMode.PER_CHANNEL));
+    private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event"),
+            List.of(CompletionMode.POLL, CompletionMode.EVENT));
+
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+    private static final Pattern HEX_ID = Pattern.compile("(?:0[xX])?([0-9a-fA-F]{16})");
+    private static final String SIZE_FORMS = "bytes, or a string such as \"64MiB\" (B, KiB, MiB, GiB, TiB)";
+    private static final String DURATION_FORMS = "a string such as \"250ms\", \"30s\", \"5m\", \"1h\"; \"0\": never";
+    private static final String HEX_ID_FORM = "a string of 16 hex digits, e.g. \"0x0272000000000001\"";
+    private static final int RENDERED_VALUE_LIMIT = 60;
+
+    private static final TomlMapper MAPPER = new TomlMapper();
+
+    private final String source;
+    private final TomlKeyLines lines;
+    private final Path baseDirectory;
+    private final List<ConfigException.Problem> problems = new ArrayList<>();
+
+    private TargetConfigReader(String source, TomlKeyLines lines, Path baseDirectory) {
+        this.source = source;
+        this.lines = lines;
+        this.baseDirectory = baseDirectory;
+    }
+
+    /** Reads {@code file}; relative LUN paths resolve against its directory. Messages name it as given. */
+    public static TargetConfig read(Path file) throws ConfigException {
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(List.of(new ConfigException.Problem(file.toString(), 0, null,
+                    "is not UTF-8 text (TOML files are)")));
+        } catch (IOException e) {
+            throw new ConfigException(List.of(new ConfigException.Problem(file.toString(), 0, null,
+                    "cannot be read: " + e)));
+        }
+        return read(text, file.toString(), TargetConfig.baseDirectory(file));
+    }
+
+    /**
+     * Reads a config from {@code toml}.
+     *
+     * @param source        what messages and {@link TargetConfig#source()} call it
+     * @param baseDirectory what relative LUN paths resolve against
+     */
+    public static TargetConfig read(String toml, String source, Path baseDirectory) throws ConfigException {
+        TomlKeyLines lines = TomlKeyLines.of(toml);
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(toml);
+        } catch (JsonProcessingException e) {
+            throw new ConfigException(List.of(syntaxProblem(source, lines, e)));
+        }
+        TargetConfigReader reader = new TargetConfigReader(source, lines, baseDirectory.toAbsolutePath());
+        TargetConfig config = reader.config(root instanceof ObjectNode object ? object : emptyTable());
+        if (!reader.problems.isEmpty()) {
+            reader.problems.sort(Comparator.comparingInt(ConfigException.Problem::line));
+            throw new ConfigException(reader.problems);
+        }
+        return config;
+    }
+
+    /**
+     * The config the daemon runs with when given no file ({@link #EMBEDDED_RESOURCE}): the soft provider on
+     * 127.0.0.1 port 5555, one 1 GiB sparse file LUN 0 at {@code ./data/lun0.img}. Its relative paths resolve against
+     * the working directory, as it has no directory of its own.
+     */
+    public static TargetConfig embeddedDefault() {
+        try (InputStream in = TargetConfigReader.class.getResourceAsStream(EMBEDDED_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(EMBEDDED_RESOURCE + " is missing from the class path");
+            }
+            return read(new String(in.readAllBytes(), StandardCharsets.UTF_8), EMBEDDED_SOURCE,
+                    TargetConfig.baseDirectory(null));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (ConfigException e) {
+            throw new IllegalStateException("the embedded default config is refused:\n" + e.getMessage(), e);
+        }
+    }
+
+    /** Every key the reader knows, as {@code table.key} ({@code lun.block_size} for the keys of each [[lun]]). */
+    public static List<String> knownKeys() {
+        List<String> keys = new ArrayList<>();
+        KEYS.forEach((table, names) -> names.forEach(name -> keys.add(table + "." + name)));
+        return keys;
+    }
+
+    /**
+     * Parses a size: a number of bytes, optionally followed by B, KiB, MiB, GiB or TiB ({@code "64MiB"}).
+     *
+     * @throws IllegalArgumentException if it is not one, or does not fit a long
+     */
+    public static long parseSize(String text) {
+        Matcher m = SIZE.matcher(text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a size: \"" + text + "\" (" + SIZE_FORMS + ")");
+        }
+        int shift = switch (m.group(2) == null ? "B" : m.group(2)) {
+            case "KiB" -> 10;
+            case "MiB" -> 20;
+            case "GiB" -> 30;
+            case "TiB" -> 40;
+            default -> 0;
+        };
+        try {
+            return Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("too large a size: \"" + text + "\"", e);
+        }
+    }
+
+    /**
+     * Parses a duration: {@code "0"}, or a whole number of ms, s, m or h ({@code "250ms"}, {@code "30s"}).
+     *
+     * @throws IllegalArgumentException if it is not one
+     */
+    public static Duration parseDuration(String text) {
+        String t = text.strip();
+        if (t.equals("0")) {
+            return Duration.ZERO;
+        }
+        Matcher m = DURATION.matcher(t);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a duration: \"" + text + "\" (" + DURATION_FORMS + ")");
+        }
+        ChronoUnit unit = switch (m.group(2)) {
+            case "ms" -> ChronoUnit.MILLIS;
+            case "s" -> ChronoUnit.SECONDS;
+            case "m" -> ChronoUnit.MINUTES;
+            default -> ChronoUnit.HOURS;
+        };
+        try {
+            return Duration.of(Long.parseLong(m.group(1)), unit);
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("too long a duration: \"" + text + "\"", e);
+        }
+    }
+
+    // ---- the document
+
+    private TargetConfig config(ObjectNode root) {
+        checkKeys(root, "", KEYS.sequencedKeySet(), "tables");
+        ListenConfig listen = listen(table(root, "listen"));
+        IdentityConfig identity = identity(table(root, "target"), listen);
+        ChannelConfig channel = channel(table(root, "channel"));
+        PipelineConfig pipeline = pipeline(table(root, "pipeline"), channel);
+        TimeoutConfig timeouts = timeouts(table(root, "timeouts"));
+        List<LunConfig> luns = luns(root);
+        if (!problems.isEmpty()) {
+            return null;
+        }
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns);
+    }
+
+    private ListenConfig listen(Table t) {
+        String provider = choice(t, "provider", ListenConfig.DEFAULT_PROVIDER, PROVIDERS);
+        String address = value(t, "address", ListenConfig.DEFAULT_ADDRESS, "an IP address or host name",
+                n -> n.isTextual() && !n.asText().isBlank() && n.asText().chars().noneMatch(Character::isWhitespace)
+                        ? n.asText() : null);
+        Integer port = integer(t, "port", ListenConfig.DEFAULT_PORT, 1, 65535);
+        return valid(provider, address, port) ? new ListenConfig(provider, address, port) : null;
+    }
+
+    private IdentityConfig identity(Table t, ListenConfig listen) {
+        Long derived = listen == null ? null : IdentityConfig.derivedIdExt(listen.address(), listen.port());
+        Long idExt = value(t, "id_ext", derived, HEX_ID_FORM, TargetConfigReader::hexId);
+        // ib_srpt uses the HCA's GUID for both; with no HCA to take it from, the id_ext serves again
+        Long iocGuid = value(t, "ioc_guid", idExt, HEX_ID_FORM, TargetConfigReader::hexId);
+        return valid(idExt, iocGuid) ? new IdentityConfig(idExt, iocGuid) : null;
+    }
+
+    private ChannelConfig channel(Table t) {
+        Integer credits = integer(t, "credits", ChannelConfig.DEFAULT_CREDITS, 1, ChannelConfig.MAX_CREDITS);
+        Integer maxIuLength = integer(t, "max_iu_length", ChannelConfig.DEFAULT_MAX_IU_LENGTH,
+                ChannelConfig.MIN_IU_LENGTH, MAX_IU_LENGTH_LIMIT);
+        Long maxIoSize = size(t, "max_io_size", (long) ChannelConfig.DEFAULT_MAX_IO_SIZE,
+                IO_SIZE_UNIT, MAX_IO_SIZE_LIMIT, IO_SIZE_UNIT, "a multiple of 4KiB from 4KiB to 1GiB");
+        Boolean immediateData = bool(t, "immediate_data", ChannelConfig.DEFAULT_IMMEDIATE_DATA);
+        Integer maxChannels = integer(t, "max_channels", ChannelConfig.DEFAULT_MAX_CHANNELS, 1, MAX_CHANNELS_LIMIT);
+        Integer immediateDataSize = maxIuLength == null || immediateData == null ? null
+                : immediateDataSize(t, maxIuLength, immediateData);
+        return valid(credits, maxIuLength, maxIoSize, immediateData, immediateDataSize, maxChannels)
+                ? new ChannelConfig(credits, maxIuLength, maxIoSize.intValue(), immediateData, immediateDataSize,
+                maxChannels)
+                : null;
+    }
+
+    /**
+     * immediate_data_size: with immediate data on, it must fit behind the command in an IU of max_iu_length bytes;
+     * absent, it is as much of the default as fits.
+     */
+    private Integer immediateDataSize(Table t, int maxIuLength, boolean immediateData) {
+        int room = maxIuLength - ChannelConfig.IMMEDIATE_DATA_OFFSET;
+        String why = "immediate data starts at byte " + ChannelConfig.IMMEDIATE_DATA_OFFSET + " of an SRP_CMD";
+        if (immediateData && room < 1) {
+            notAllowed(t, "max_iu_length", "more than " + ChannelConfig.IMMEDIATE_DATA_OFFSET
+                    + " while immediate_data is true: " + why);
+            return null;
+        }
+        long absent = Math.clamp(room, 0, ChannelConfig.DEFAULT_IMMEDIATE_DATA_SIZE);
+        Long size = immediateData
+                ? size(t, "immediate_data_size", absent, 1, room, 1,
+                "1 to max_iu_length - " + ChannelConfig.IMMEDIATE_DATA_OFFSET + " = " + room + ": " + why)
+                : size(t, "immediate_data_size", absent, 1, MAX_IU_LENGTH_LIMIT, 1, "1 to " + MAX_IU_LENGTH_LIMIT);
+        return size == null ? null : size.intValue();
+    }
+
+    private PipelineConfig pipeline(Table t, ChannelConfig channel) {
+        Integer cqSize;
+        if (channel == null) {
+            cqSize = integer(t, "cq_size", null, 1, Integer.MAX_VALUE);
+        } else {
+            int minimum = (int) PipelineConfig.minimumCqSize(channel.maxChannels(), channel.credits());
+            cqSize = integer(t, "cq_size", minimum, minimum, Integer.MAX_VALUE,
+                    "at least max_channels × (credits + " + PipelineConfig.SPARE_RECEIVES_PER_CHANNEL + ") × "
+                            + PipelineConfig.CQ_ENTRIES_PER_CREDIT + " = " + minimum);
+        }
+        Integer ringSize = value(t, "ring_size", PipelineConfig.DEFAULT_RING_SIZE,
+                "a power of two from 1 to " + RING_SIZE_LIMIT,
+                n -> inRange(n, 1, RING_SIZE_LIMIT) && Integer.bitCount(n.intValue()) == 1 ? n.intValue() : null);
+        Integer backendThreads = integer(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS, 1,
+                BACKEND_THREADS_LIMIT);
+        ReceiveQueueMode receiveQueue = choice(t, "receive_queue", PipelineConfig.DEFAULT_RECEIVE_QUEUE,
+                RECEIVE_QUEUES);
+        CompletionMode completions = choice(t, "completions", PipelineConfig.DEFAULT_COMPLETIONS, COMPLETIONS);
+        return valid(cqSize, ringSize, backendThreads, receiveQueue, completions)
+                ? new PipelineConfig(cqSize, ringSize, backendThreads, receiveQueue, completions) : null;
+    }
+
+    private TimeoutConfig timeouts(Table t) {
+        Duration idle = duration(t, "idle", TimeoutConfig.DEFAULT_IDLE);
+        Duration command = duration(t, "command", TimeoutConfig.DEFAULT_COMMAND);
+        return valid(idle, command) ? new TimeoutConfig(idle, command) : null;
+    }
+
+    private List<LunConfig> luns(ObjectNode root) {
+        JsonNode array = root.get("lun");
+        if (array == null) {
+            return List.of();
+        }
+        if (!array.isArray()) {
+            notAllowed("lun", array, "an array of tables: each LUN under a [[lun]] header");
+            return List.of();
+        }
+        List<LunConfig> luns = new ArrayList<>();
+        Map<Integer, String> numbers = new HashMap<>();
+        Map<Path, String> paths = new HashMap<>();
+        for (int i = 0; i < array.size(); i++) {
+            String name = "lun[" + i + "]";
+            if (!(array.get(i) instanceof ObjectNode entry)) {
+                notAllowed(name, array.get(i), "a table: a [[lun]] header and its keys");
+                continue;
+            }
+            Table t = new Table(name, entry);
+            checkKeys(entry, name, KEYS.get("lun"), "keys in [[lun]]");
+            LunConfig lun = lun(t);
+            if (lun == null) {
+                continue;
+            }
+            String other = numbers.putIfAbsent(lun.number(), name);
+            if (other != null) {
+                notAllowed(t, "number", "each number once: " + other + " at line " + lines.lineOf(other)
+                        + " is LUN " + lun.number());
+            }
+            other = lun.path() == null ? null : paths.putIfAbsent(lun.path(), name);
+            if (other != null) {
+                notAllowed(t, "path", "each path once: " + other + " at line " + lines.lineOf(other)
+                        + " uses " + lun.path());
+            }
+            luns.add(lun);
+        }
+        luns.sort(Comparator.comparingInt(LunConfig::number));
+        return luns;
+    }
+
+    private LunConfig lun(Table t) {
+        Integer number = required(t, "number", "0 to " + LunConfig.MAX_NUMBER)
+                ? integer(t, "number", null, 0, LunConfig.MAX_NUMBER) : null;
+        BackendKind backend = choice(t, "backend", LunConfig.DEFAULT_BACKEND, BACKENDS);
+        Path path = path(t, backend);
+        Integer blockSize = value(t, "block_size", LunConfig.DEFAULT_BLOCK_SIZE, "512 or 4096",
+                n -> inRange(n, 0, Integer.MAX_VALUE) && LunConfig.BLOCK_SIZES.contains(n.intValue())
+                        ? n.intValue() : null);
+        int unit = blockSize == null ? 1 : blockSize;
+        Long size = required(t, "size", "the capacity, e.g. \"1GiB\"")
+                ? size(t, "size", null, unit, Long.MAX_VALUE, unit, "a positive multiple of block_size " + unit)
+                : null;
+        Boolean readOnly = bool(t, "read_only", LunConfig.DEFAULT_READ_ONLY);
+        WriteCachePolicy writeCache = choice(t, "write_cache", LunConfig.DEFAULT_WRITE_CACHE, WRITE_CACHES);
+        Boolean directIo = onlyFor(t, "direct_io", backend, BackendKind.FILE)
+                ? bool(t, "direct_io", LunConfig.DEFAULT_DIRECT_IO) : LunConfig.DEFAULT_DIRECT_IO;
+        Long blockCache = onlyFor(t, "block_cache", backend, BackendKind.ROCKSDB)
+                ? size(t, "block_cache", backend == BackendKind.ROCKSDB ? LunConfig.DEFAULT_BLOCK_CACHE_BYTES : 0,
+                1, Long.MAX_VALUE, 1, "a positive size") : 0L;
+        List<InitiatorPortId> initiators = initiators(t);
+        if (!valid(number, backend, blockSize, size, readOnly, writeCache, directIo, blockCache, initiators)
+                || (path == null && needsPath(backend))) {
+            return null;
+        }
+        return new LunConfig(number, backend, path, size, blockSize, readOnly, writeCache, directIo, blockCache,
+                initiators);
+    }
+
+    private static boolean needsPath(BackendKind backend) {
+        return backend == BackendKind.FILE || backend == BackendKind.ROCKSDB;
+    }
+
+    /** The LUN's path resolved against the base directory; null when it has none (or a wrong one, reported). */
+    private Path path(Table t, BackendKind backend) {
+        if (backend == null) {
+            return null;
+        }
+        String kind = backendName(backend);
+        if (!needsPath(backend)) {
+            if (t.has("path")) {
+                notAllowed(t, "path", "none: a " + kind + " LUN keeps no file");
+            }
+            return null;
+        }
+        if (!required(t, "path", "a " + kind + " LUN needs one")) {
+            return null;
+        }
+        String text = value(t, "path", null, "a " + (backend == BackendKind.FILE ? "file" : "directory") + " path",
+                n -> n.isTextual() && !n.asText().isBlank() ? n.asText() : null);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return baseDirectory.resolve(text).normalize();
+        } catch (InvalidPathException e) {
+            notAllowed(t, "path", "a path this system accepts: " + e.getReason());
+            return null;
+        }
+    }
+
+    /** The allowed initiators, each element checked on its own; null when one is wrong. */
+    private List<InitiatorPortId> initiators(Table t) {
+        JsonNode array = t.node().get("allowed_initiators");
+        if (array == null) {
+            return List.of();
+        }
+        String key = t.key("allowed_initiators");
+        if (!array.isArray()) {
+            notAllowed(key, array, "an array of initiator port ids, 32 hex digits each");
+            return null;
+        }
+        List<InitiatorPortId> ids = new ArrayList<>();
+        for (int i = 0; i < array.size(); i++) {
+            InitiatorPortId id = initiatorPortId(array.get(i));
+            if (id == null) {
+                notAllowed(key + "[" + i + "]", array.get(i),
+                        "an initiator port id: a string of 32 hex digits, e.g. \"0x" + "0".repeat(31) + "1\"");
+            }
+            ids.add(id);
+        }
+        return ids.contains(null) ? null : ids;
+    }
+
+    private static InitiatorPortId initiatorPortId(JsonNode n) {
+        try {
+            return n.isTextual() ? InitiatorPortId.parse(n.asText()) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    // ---- values
+
+    /** One TOML table: its name in messages ({@code channel}, {@code lun[1]}) and its keys. */
+    private record Table(String name, ObjectNode node) {
+        String key(String key) {
+            return name + "." + key;
+        }
+
+        boolean has(String key) {
+            return node.has(key);
+        }
+    }
+
+    /** The table {@code name} of the root; an empty one when absent (every key then takes its default). */
+    private Table table(ObjectNode root, String name) {
+        JsonNode node = root.get(name);
+        if (node == null) {
+            return new Table(name, emptyTable());
+        }
+        if (!(node instanceof ObjectNode table)) {
+            notAllowed(name, node, "a table: a [" + name + "] header and its keys");
+            return new Table(name, emptyTable());
+        }
+        checkKeys(table, name, KEYS.get(name), "keys in [" + name + "]");
+        return new Table(name, table);
+    }
+
+    /**
+     * Reads {@code key} of {@code t}: {@code absent} when it is not there, else what {@code convert} makes of it;
+     * convert returns null for a value that is not allowed, which is then reported with {@code allowed}.
+     */
+    private <T> T value(Table t, String key, T absent, String allowed, Function<JsonNode, T> convert) {
+        JsonNode node = t.node().get(key);
+        if (node == null) {
+            return absent;
+        }
+        T converted = convert.apply(node);
+        if (converted == null) {
+            notAllowed(t.key(key), node, allowed);
+        }
+        return converted;
+    }
+
+    private Integer integer(Table t, String key, Integer absent, int min, int max) {
+        return integer(t, key, absent, min, max, "an integer from " + min + " to " + max);
+    }
+
+    private Integer integer(Table t, String key, Integer absent, int min, int max, String allowed) {
+        return value(t, key, absent, allowed, n -> inRange(n, min, max) ? n.intValue() : null);
+    }
+
+    private static boolean inRange(JsonNode n, long min, long max) {
+        return n.isIntegralNumber() && n.canConvertToLong() && n.longValue() >= min && n.longValue() <= max;
+    }
+
+    private Long size(Table t, String key, Long absent, long min, long max, long multiple, String allowed) {
+        return value(t, key, absent, allowed + "; " + SIZE_FORMS, n -> {
+            Long bytes = n.isIntegralNumber() && n.canConvertToLong() ? Long.valueOf(n.longValue()) : null;
+            if (n.isTextual()) {
+                try {
+                    bytes = parseSize(n.asText());
+                } catch (IllegalArgumentException e) {
+                    return null;
+                }
+            }
+            return bytes != null && bytes >= min && bytes <= max && bytes % multiple == 0 ? bytes : null;
+        });
+    }
+
+    private Boolean bool(Table t, String key, boolean absent) {
+        return value(t, key, absent, "true or false", n -> n.isBoolean() ? n.booleanValue() : null);
+    }
+
+    private <E> E choice(Table t, String key, E absent, Map<String, E> names) {
+        return value(t, key, absent, orList(names.keySet()), n -> n.isTextual() ? names.get(n.asText()) : null);
+    }
+
+    private Duration duration(Table t, String key, Duration absent) {
+        return value(t, key, absent, DURATION_FORMS, n -> {
+            if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() == 0) {
+                return Duration.ZERO;       // 0 needs no unit; any other number does
+            }
+            try {
+                return n.isTextual() ? parseDuration(n.asText()) : null;
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        });
+    }
+
+    private static Long hexId(JsonNode n) {
+        Matcher m = HEX_ID.matcher(n.isTextual() ? n.asText() : "");
+        return m.matches() ? Long.parseUnsignedLong(m.group(1), 16) : null;
+    }
+
+    /** Whether {@code key} is there; reports it missing otherwise. */
+    private boolean required(Table t, String key, String allowed) {
+        if (!t.has(key)) {
+            problem(t.key(key), "key '" + t.key(key) + "' is missing (" + allowed + ")");
+            return false;
+        }
+        return true;
+    }
+
+    /** Whether {@code key} may be read: it is absent or the LUN has {@code backend}; reports it otherwise. */
+    private boolean onlyFor(Table t, String key, BackendKind backend, BackendKind owner) {
+        if (t.has(key) && backend != null && backend != owner) {
+            notAllowed(t, key, "only for " + backendName(owner) + " LUNs, not " + backendName(backend));
+            return false;
+        }
+        return true;
+    }
+
+    private static String backendName(BackendKind kind) {
+        return BACKENDS.entrySet().stream().filter(e -> e.getValue() == kind).findFirst().orElseThrow().getKey();
+    }
+
+    private static boolean valid(Object... values) {
+        for (Object v : values) {
+            if (v == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ---- problems
+
+    private void notAllowed(Table t, String key, String allowed) {
+        notAllowed(t.key(key), t.node().get(key), allowed);
+    }
+
+    private void notAllowed(String key, JsonNode found, String allowed) {
+        problem(key, "key '" + key + "': " + render(found) + " is not allowed (" + allowed + ")");
+    }
+
+    private void problem(String key, String message) {
+        problems.add(new ConfigException.Problem(source, lines.lineOf(key), key, message));
+    }
+
+    /** Refuses the keys of {@code table} that are not {@code known}, suggesting a close known one. */
+    private void checkKeys(ObjectNode table, String tableName, Collection<String> known, String knownWhat) {
+        for (Iterator<String> it = table.fieldNames(); it.hasNext(); ) {
+            String name = it.next();
+            if (known.contains(name)) {
+                continue;
+            }
+            String key = tableName.isEmpty() ? name : tableName + "." + name;
+            String suggestion = closest(name, known);
+            problem(key, "key '" + key + "' is not known" + (suggestion != null
+                    ? "; did you mean '" + suggestion + "'?"
+                    : " (" + knownWhat + ": " + String.join(", ", known) + ")"));
+        }
+    }
+
+    /**
+     * The known key a mistyped one most likely meant: at most 2 edits away (a swap of neighbours is one, case and
+     * {@code -} for {@code _} are free), and at most a third of the known key; null when none is that close.
+     */
+    static String closest(String typed, Collection<String> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : known) {
+            int distance = editDistance(typed.toLowerCase().replace('-', '_'), candidate);
+            if (distance < bestDistance && distance <= Math.max(1, Math.min(2, candidate.length() / 3))) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    /** Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+    private static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            for (int j = 0; j <= b.length(); j++) {
+                if (i == 0 || j == 0) {
+                    d[i][j] = i + j;
+                    continue;
+                }
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+
+    /** A value as it would be written in TOML (strings quoted), cut short when long. */
+    private static String render(JsonNode found) {
+        if (found == null) {
+            return "(absent)";
+        }
+        String text;
+        if (found.isTextual()) {
+            text = "\"" + found.asText() + "\"";
+        } else if (found.isFloatingPointNumber()) {
+            // Jackson's TOML module keeps floats as BigDecimal without trailing zeros: 5555.0 would show as 5555
+            text = found.decimalValue().toPlainString();
+            text = text.contains(".") ? text : text + ".0";
+        } else {
+            text = found.isValueNode() ? found.asText() : found.toString();
+        }
+        return text.length() <= RENDERED_VALUE_LIMIT ? text : text.substring(0, RENDERED_VALUE_LIMIT - 3) + "...";
+    }
+
+    private static ConfigException.Problem syntaxProblem(String source, TomlKeyLines lines,
+                                                         JsonProcessingException e) {
+        // Jackson sees a repeated key only after reading its value, so it names the line after; the scan knows
+        List<TomlKeyLines.Repeat> repeats = lines.repeats();
+        if (e.getOriginalMessage().startsWith("Duplicate key") && !repeats.isEmpty()) {
+            TomlKeyLines.Repeat r = repeats.getFirst();
+            return new ConfigException.Problem(source, r.line(), r.key(),
+                    "key '" + r.key() + "' is given twice (first at line " + r.firstLine() + ")");
+        }
+        int line = e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr());
+        return new ConfigException.Problem(source, line, null, "not TOML: " + e.getOriginalMessage());
+    }
+
+    private static String orList(Collection<String> names) {
+        List<String> list = List.copyOf(names);
+        return list.size() == 1 ? list.getFirst()
+                : String.join(", ", list.subList(0, list.size() - 1)) + " or " + list.getLast();
+    }
+
+    private static ObjectNode emptyTable() {
+        return JsonNodeFactory.instance.objectNode();
+    }
+
+    /** TOML names to values, in the order messages list them. */
+    private static <E> Map<String, E> names(List<String> names, List<E> values) {
+        Map<String, E> map = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            map.put(names.get(i), values.get(i));
+        }
+        return map;
+    }
+}

@@ -1,0 +1,100 @@
+package org.rdmablock.target;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The daemon as a user runs it: a config file in, a banner out, a clean stop; config errors refuse to start. */
+class TargetMainTest {
+    @TempDir
+    Path dir;
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run run(final TargetMain main, final ByteArrayOutputStream out, final ByteArrayOutputStream err, final String... args) {
+        final int exit = new CommandLine(main).execute(args);
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aConfigErrorNamesFileLineAndKeyAndRefusesToStart() throws IOException {
+        final Path config = dir.resolve("bad.toml");
+        Files.writeString(config, """
+                [listen]
+                port = 5555
+                [[lun]]
+                number = 0
+                backend = "memory"
+                size = "1MiB"
+                block_size = 1024
+                """);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final Run run = run(new TargetMain(new PrintStream(out, true), new PrintStream(err, true)), out, err, "--config", config.toString());
+        assertEquals(TargetMain.EXIT_CONFIG, run.exit());
+        assertTrue(run.err().contains(config + ":7: key 'lun[0].block_size': 1024 is not allowed"), run.err());
+    }
+
+    @Test
+    void checkOnlyReadsTheConfigAndStops() throws IOException {
+        final Path config = dir.resolve("ok.toml");
+        Files.writeString(config, "[[lun]]\nnumber = 3\nbackend = \"null\"\nsize = \"1MiB\"\n");
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final Run run = run(new TargetMain(new PrintStream(out, true), new PrintStream(err, true)), out, err,
+                "--config", config.toString(), "--check");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().contains("OK, 1 LUN(s)"), run.out());
+    }
+
+    @Test
+    void servesAFileLunAndStopsCleanly() throws Exception {
+        final int port = freePort();
+        final Path config = dir.resolve("target.toml");
+        Files.writeString(config, """
+                [listen]
+                port = %d
+                [channel]
+                max_channels = 4
+                [[lun]]
+                number = 0
+                path = "lun0.img"
+                size = "8MiB"
+                """.formatted(port));
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
+        final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && !exit.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        final String banner = out.toString(StandardCharsets.UTF_8);
+        assertTrue(banner.contains("listening on 127.0.0.1:" + port), banner + err);
+        assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
+        assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
+        assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
+        main.stop();
+        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+    }
+}

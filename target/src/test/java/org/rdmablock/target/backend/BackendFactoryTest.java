@@ -1,0 +1,158 @@
+package org.rdmablock.target.backend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rdmablock.target.config.LunConfig;
+import org.rdmablock.target.config.LunConfig.BackendKind;
+import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+
+/**
+ * Opening backends: each kind from its configuration, and every refusal with a message that names the LUN, its path
+ * and the cause (the daemon prints it as it is).
+ */
+class BackendFactoryTest {
+    private static final long SIZE = 1 << 20;
+
+    @Test
+    void eachKindOpensAsItsBackend(@TempDir Path dir) {
+        try (LunBackend file = BackendFactory.open(TestLuns.lun(BackendKind.FILE, dir.resolve("f"), SIZE, 512));
+             LunBackend rocksdb = BackendFactory.open(TestLuns.lun(BackendKind.ROCKSDB, dir.resolve("r"), SIZE, 512));
+             LunBackend memory = BackendFactory.open(TestLuns.lun(BackendKind.MEMORY, null, SIZE, 512));
+             LunBackend nothing = BackendFactory.open(TestLuns.lun(BackendKind.NULL, null, SIZE, 512))) {
+            assertInstanceOf(FileBackend.class, file);
+            assertInstanceOf(RocksDbBackend.class, rocksdb);
+            assertInstanceOf(MemoryBackend.class, memory);
+            assertInstanceOf(NullBackend.class, nothing);
+            assertTrue(file.toString().contains(dir.resolve("f").toString()), file.toString());
+        }
+    }
+
+    @Test
+    void aFileInAMissingDirectoryIsRefusedWithTheErrno(@TempDir Path dir) {
+        Path path = dir.resolve("missing").resolve("lun.img");
+        refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512), path, "ENOENT");
+    }
+
+    @Test
+    void aDirectoryIsNotAFile(@TempDir Path dir) {
+        refused(TestLuns.lun(BackendKind.FILE, dir, SIZE, 512), dir, "EISDIR");
+    }
+
+    @Test
+    void aFileInAnUnwritableDirectoryIsRefused(@TempDir Path dir) throws Exception {
+        assumeFalse("root".equals(System.getProperty("user.name")), "root writes anywhere");
+        Path locked = Files.createDirectory(dir.resolve("locked"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("r-xr-xr-x")));
+        Path path = locked.resolve("lun.img");
+        refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512), path, "EACCES");
+    }
+
+    @Test
+    void anExistingFileSmallerThanConfiguredIsRefusedAndLeftAlone(@TempDir Path dir) throws Exception {
+        Path path = dir.resolve("small.img");
+        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(SIZE / 2);
+        }
+        BackendOpenException e = refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512), path, "fewer than the configured " + SIZE);
+        assertTrue(e.getMessage().contains(String.valueOf(SIZE / 2)), e.getMessage());
+        assertEquals(SIZE / 2, Files.size(path), "the refused file is not grown");
+    }
+
+    @Test
+    void anExistingEmptyFileIsSizedAsANewOne(@TempDir Path dir) throws Exception {
+        Path path = Files.createFile(dir.resolve("empty.img"));
+        try (LunBackend backend = BackendFactory.open(TestLuns.lun(BackendKind.FILE, path, SIZE, 512))) {
+            assertEquals(SIZE, backend.sizeBytes());
+        }
+        assertEquals(SIZE, Files.size(path));
+    }
+
+    @Test
+    void aReadOnlyLunIsNeverCreated(@TempDir Path dir) {
+        Path file = dir.resolve("absent.img");
+        refused(TestLuns.readOnly(TestLuns.lun(BackendKind.FILE, file, SIZE, 512)), file, "ENOENT");
+        assertTrue(Files.notExists(file));
+        Path db = dir.resolve("absent-db");
+        refused(TestLuns.readOnly(TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512)), db, "cannot open the RocksDB database");
+        assertTrue(Files.notExists(db));
+    }
+
+    @Test
+    void directIoNeeds4096ByteBlocks(@TempDir Path dir) {
+        Path path = dir.resolve("lun.img");
+        refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512, false, WriteCachePolicy.WRITE_BACK, true), path,
+                "directIo needs a block size of 4096");
+    }
+
+    @Test
+    void aSizeThatIsNotWholeBlocksIsRefused(@TempDir Path dir) {
+        Path path = dir.resolve("lun.img");
+        refused(TestLuns.lun(BackendKind.FILE, path, SIZE + 100, 512), path, "not a positive multiple of the block size");
+        BackendOpenException e = assertThrows(BackendOpenException.class,
+                () -> BackendFactory.open(TestLuns.lun(BackendKind.MEMORY, null, 0, 4096)));
+        assertTrue(e.getMessage().startsWith("LUN " + TestLuns.LUN + " (memory): "), e.getMessage());
+    }
+
+    @Test
+    void aPathIsRequiredWhereTheDataLivesInOne() {
+        BackendOpenException e = assertThrows(BackendOpenException.class,
+                () -> BackendFactory.open(TestLuns.lun(BackendKind.ROCKSDB, null, SIZE, 512)));
+        assertTrue(e.getMessage().contains("needs a path"), e.getMessage());
+    }
+
+    @Test
+    void aRocksDbDirectoryInUseIsRefused(@TempDir Path dir) {
+        Path db = dir.resolve("db");
+        LunConfig config = TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512);
+        try (LunBackend first = BackendFactory.open(config)) {
+            BackendOpenException e = refused(TestLuns.numbered(config, 9), db, "lock");
+            assertTrue(e.getMessage().startsWith("LUN 9 (rocksdb "), e.getMessage());
+        }
+        BackendFactory.open(config).close(); // free again once the first is closed
+    }
+
+    @Test
+    void aRocksDbDirectoryOfAnotherLunIsRefused(@TempDir Path dir) {
+        Path db = dir.resolve("db");
+        LunConfig config = TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512);
+        BackendFactory.open(config).close();
+        refused(TestLuns.numbered(config, 4), db, "belongs to LUN " + TestLuns.LUN);
+        try (LunBackend grown = BackendFactory.open(TestLuns.sized(config, 2 * SIZE))) {
+            assertEquals(2 * SIZE, grown.sizeBytes(), "a thin LUN may grow");
+        }
+    }
+
+    @Test
+    void aRocksDbPathThatIsAFileIsRefused(@TempDir Path dir) throws Exception {
+        Path file = Files.createFile(dir.resolve("not-a-dir"));
+        refused(TestLuns.lun(BackendKind.ROCKSDB, file, SIZE, 512), file, "cannot create the directory");
+    }
+
+    @Test
+    void aMemoryLunLargerThanTheAddressSpaceIsRefused() {
+        BackendOpenException e = assertThrows(BackendOpenException.class,
+                () -> BackendFactory.open(TestLuns.lun(BackendKind.MEMORY, null, 1L << 60, 4096)));
+        assertTrue(e.getMessage().contains("ENOMEM"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("LUN " + TestLuns.LUN + " (memory): "), e.getMessage());
+    }
+
+    /** Asserts that opening fails with a message naming the LUN, the path and {@code cause}. */
+    private static BackendOpenException refused(LunConfig config, Path path, String cause) {
+        BackendOpenException e = assertThrows(BackendOpenException.class, () -> BackendFactory.open(config).close());
+        assertTrue(e.getMessage().startsWith("LUN " + config.number() + " ("), e.getMessage());
+        assertTrue(e.getMessage().contains(path.toString()), e.getMessage());
+        assertTrue(e.getMessage().contains(cause), e.getMessage());
+        assertEquals(config.number(), e.lun());
+        return e;
+    }
+}

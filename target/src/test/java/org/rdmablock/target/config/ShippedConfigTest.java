@@ -1,0 +1,71 @@
+package org.rdmablock.target.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.toml.TomlMapper;
+import org.junit.jupiter.api.Test;
+import org.rdmablock.target.config.LunConfig.BackendKind;
+import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The sample deploy/rdmablock.toml and the embedded default: both load, and the sample documents every key. */
+class ShippedConfigTest {
+    /** Surefire runs in the module directory (target/); the sample is in the repository's deploy/. */
+    static final Path SAMPLE = Path.of(System.getProperty("basedir", ".")).resolve("../deploy/rdmablock.toml")
+            .normalize();
+
+    @Test
+    void theSampleLoads() throws ConfigException {
+        TargetConfig c = TargetConfigReader.read(SAMPLE);
+        Path deploy = SAMPLE.toAbsolutePath().getParent();
+        assertEquals(List.of(
+                new LunConfig(0, BackendKind.FILE, deploy.resolve("data/lun0.img"), 1L << 30, 512, false,
+                        WriteCachePolicy.WRITE_THROUGH, false, 0, List.of()),
+                new LunConfig(1, BackendKind.ROCKSDB, deploy.resolve("data/lun1.rocksdb"), 16L << 30, 4096, false,
+                        WriteCachePolicy.WRITE_THROUGH, false, 64L << 20, List.of())), c.luns());
+    }
+
+    @Test
+    void theSampleShowsTheDefaults() throws Exception {
+        TargetConfig sample = TargetConfigReader.read(SAMPLE);
+        TargetConfig defaults = TargetConfigReader.read("", "defaults", Path.of("/"));
+        assertEquals(defaults.listen(), sample.listen());
+        assertEquals(defaults.identity(), sample.identity());
+        assertEquals(defaults.channel(), sample.channel());
+        assertEquals(defaults.pipeline(), sample.pipeline());
+        assertEquals(defaults.timeouts(), sample.timeouts());
+        // lun 0 leaves nothing to default: each optional key it gives holds its default
+        LunConfig given = sample.luns().getFirst();
+        LunConfig defaulted = TargetConfigReader.read("[[lun]]\nnumber = 0\npath = \"data/lun0.img\"\nsize = \"1GiB\"\n",
+                "defaults", SAMPLE.toAbsolutePath().getParent()).luns().getFirst();
+        assertEquals(defaulted, given);
+    }
+
+    @Test
+    void theSampleHoldsEveryKeyTheReaderKnows() throws Exception {
+        JsonNode sample = new TomlMapper().readTree(Files.readString(SAMPLE));
+        Set<String> present = new TreeSet<>();
+        for (Map.Entry<String, JsonNode> table : sample.properties()) {
+            List<JsonNode> entries = table.getValue().isArray()
+                    ? table.getValue().valueStream().toList() : List.of(table.getValue());
+            entries.forEach(entry -> entry.fieldNames().forEachRemaining(k -> present.add(table.getKey() + "." + k)));
+        }
+        assertEquals(new TreeSet<>(TargetConfigReader.knownKeys()), present);
+    }
+
+    @Test
+    void theEmbeddedDefaultServesOneFileLunFromTheWorkingDirectory() {
+        TargetConfig c = TargetConfigReader.embeddedDefault();
+        assertEquals(TargetConfigReader.EMBEDDED_SOURCE, c.source());
+        assertEquals(new ListenConfig("soft", "127.0.0.1", 5555), c.listen());
+        assertEquals(List.of(new LunConfig(0, BackendKind.FILE, Path.of("").toAbsolutePath().resolve("data/lun0.img"),
+                1L << 30, 512, false, WriteCachePolicy.WRITE_THROUGH, false, 0, List.of())), c.luns());
+    }
+}

@@ -1,0 +1,305 @@
+package org.rdmablock.target.srp;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.target.TargetMain;
+import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.backend.LunBackend;
+import org.rdmablock.target.backend.crash.AcknowledgedWrites;
+import org.rdmablock.target.backend.crash.BlockReader;
+import org.rdmablock.target.backend.crash.DurabilityVerifier;
+import org.rdmablock.target.backend.crash.WriteSchedule;
+import org.rdmablock.target.config.LunConfig;
+import org.rdmablock.target.config.LunConfig.BackendKind;
+import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+import org.rdmablock.target.config.TargetConfigReader;
+import org.rocksdb.util.Environment;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Acknowledged writes survive a crash of the whole daemon: a child JVM runs the target ({@link TargetMain} on a config
+ * file), this JVM's initiator streams verifiable writes to it over the soft provider and records each one the target
+ * acknowledged with GOOD (in write-back, after a SYNCHRONIZE CACHE that also came back GOOD), and the child is killed
+ * with SIGKILL mid-stream. Then every acknowledged block must read back: from the reopened backend in every trial, and
+ * through a restarted daemon in the first trial of each variant. 20 trials per persistent backend and policy.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class DaemonCrashTest {
+    private static final int TRIALS = Integer.getInteger("rdmablock.crash.trials", 20);
+    private static final int TRIALS_AT_ONCE = 3;
+    private static final int BLOCKS = 64;
+    /** Acknowledged writes before the kill may come: the stream is under way, not starting. */
+    private static final int MIN_ACKS_BEFORE_KILL = 16;
+    /** The child is killed at a random moment up to this long after {@link #MIN_ACKS_BEFORE_KILL} acknowledgements. */
+    private static final int MAX_RUN_AFTER_FIRST_ACK_MILLIS = 200;
+    private static final long START_TIMEOUT_MILLIS = 60_000;
+
+    /** RocksDB's native library, unpacked once so that no killed child leaves its own copy behind. */
+    @TempDir
+    static Path nativeLibraries;
+
+    static Stream<Arguments> variants() {
+        return Stream.of(
+                Arguments.of(BackendKind.FILE, WriteCachePolicy.WRITE_THROUGH),
+                Arguments.of(BackendKind.FILE, WriteCachePolicy.WRITE_BACK),
+                Arguments.of(BackendKind.ROCKSDB, WriteCachePolicy.WRITE_THROUGH),
+                Arguments.of(BackendKind.ROCKSDB, WriteCachePolicy.WRITE_BACK));
+    }
+
+    @BeforeAll
+    static void unpackRocksDb() throws IOException {
+        try (InputStream library = Environment.class.getClassLoader().getResourceAsStream(Environment.getJniLibraryFileName("rocksdb"))) {
+            if (library != null) {
+                Files.copy(library, nativeLibraries.resolve(System.mapLibraryName("rocksdbjni")), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private record Trial(int number, WriteSchedule schedule, Path dir, int runMillis) {
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("variants")
+    void acknowledgedWritesSurviveSigkillOfTheDaemon(final BackendKind kind, final WriteCachePolicy writeCache,
+                                                     @TempDir final Path dir) throws Exception {
+        final long seed = Long.getLong("crash.seed", System.nanoTime());
+        final Random random = new Random(seed);
+        final List<Trial> trials = new ArrayList<>();
+        for (int t = 0; t < TRIALS; t++) {
+            final Path trialDir = Files.createDirectories(dir.resolve("trial-" + t));
+            trials.add(new Trial(t, new WriteSchedule(random.nextLong(), 1, BLOCKS, t % 2 == 0 ? 4096 : 512), trialDir,
+                    random.nextInt(MAX_RUN_AFTER_FIRST_ACK_MILLIS)));
+        }
+        final long started = System.nanoTime();
+        long acknowledged = 0;
+        try (ExecutorService runner = Executors.newFixedThreadPool(TRIALS_AT_ONCE)) {
+            final List<Future<Long>> outcomes = new ArrayList<>();
+            for (final Trial trial : trials) {
+                final String context = kind + " " + writeCache + " trial " + trial.number() + " (crash.seed " + seed + ")";
+                outcomes.add(runner.submit(() -> runAndCheck(kind, writeCache, trial, context)));
+            }
+            try {
+                for (final Future<Long> outcome : outcomes) {
+                    acknowledged += get(outcome);
+                }
+            } catch (Exception | Error e) {
+                runner.shutdownNow();
+                throw e;
+            }
+        }
+        System.out.printf("daemon %s %s: %d trials, %d acknowledged writes, 0 lost; %.1f s%n", kind, writeCache, TRIALS,
+                acknowledged, (System.nanoTime() - started) / 1e9);
+    }
+
+    private static long get(final Future<Long> outcome) throws Exception {
+        try {
+            return outcome.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
+        }
+    }
+
+    private static long runAndCheck(final BackendKind kind, final WriteCachePolicy writeCache, final Trial trial,
+                                    final String context) throws Exception {
+        final WriteSchedule schedule = trial.schedule();
+        final Path config = writeConfig(kind, writeCache, trial, freePort());
+        final AcknowledgedWrites acks = new AcknowledgedWrites(1);
+        final Daemon daemon = Daemon.start(config, trial.dir().resolve("daemon.log"));
+        try {
+            writeUntilKilled(daemon, schedule, writeCache == WriteCachePolicy.WRITE_BACK, acks, trial.runMillis(), context);
+        } finally {
+            daemon.kill();
+        }
+        assertTrue(acks.total() > 0, context + ": nothing was acknowledged");
+        final LunConfig lun = TargetConfigReader.read(config).luns().getFirst();
+        try (LunBackend backend = BackendFactory.open(lun)) {
+            check(schedule, acks, context + ", reopened backend", (block, buffer) -> {
+                final BackendStatus[] status = new BackendStatus[1];
+                backend.read(block * schedule.blockSize(), buffer, 0, schedule.blockSize(), s -> status[0] = s);
+                assertEquals(BackendStatus.OK, status[0], "read of block " + block);
+            });
+        }
+        if (trial.number() == 0) {
+            // The whole restart: a new daemon on the same LUN serves every acknowledged block over the wire.
+            final Path again = writeConfig(kind, writeCache, trial, freePort());
+            final Daemon restarted = Daemon.start(again, trial.dir().resolve("restarted.log"));
+            try (TestInitiator ini = TestInitiator.login(restarted.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 9, 1 << 20)) {
+                check(schedule, acks, context + ", restarted daemon", (block, buffer) -> {
+                    final TestInitiator.Response r = ini.execute(0, TestInitiator.read16(block, 1), 0, schedule.blockSize(), 0, false);
+                    assertEquals(ScsiStatus.GOOD, r.status(), "READ of block " + block);
+                    buffer.copyFrom(ini.buffer().asSlice(0, schedule.blockSize()));
+                });
+            } finally {
+                restarted.kill();
+            }
+        }
+        return acks.total();
+    }
+
+    private static void check(final WriteSchedule schedule, final AcknowledgedWrites acks, final String context,
+                              final BlockReader reader) {
+        final DurabilityVerifier.Result result = DurabilityVerifier.verify(schedule, acks, 1, reader);
+        assertTrue(result.ok(), context + ": " + acks.total() + " acknowledged writes, lost:\n" + String.join("\n", result.problems()));
+        assertTrue(result.acknowledgedBlocks() > 0, context + ": no block was acknowledged");
+    }
+
+    /** Streams writes until the daemon dies under them; a write counts once its GOOD (and flush's GOOD) came back. */
+    private static void writeUntilKilled(final Daemon daemon, final WriteSchedule schedule, final boolean flushEach,
+                                         final AcknowledgedWrites acks, final int runMillis, final String context) throws Exception {
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final TestInitiator ini = TestInitiator.login(daemon.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 7, 1 << 20);
+        final Thread writer = Thread.ofPlatform().name("crash-writer").start(() -> {
+            try {
+                for (long seq = 0; ; seq++) {
+                    final long block = schedule.blockOf(0, seq);
+                    schedule.fill(ini.buffer(), 0, block, seq);
+                    // odd writes carry their data inside the IU, even ones are fetched by RDMA READ
+                    final boolean immediate = seq % 2 == 1;
+                    final TestInitiator.Response w = ini.execute(0, TestInitiator.write16(block, 1), schedule.blockSize(), 0, 0, immediate);
+                    if (w.status() != ScsiStatus.GOOD) {
+                        throw new AssertionError(context + ": write " + seq + " answered status " + w.status());
+                    }
+                    if (flushEach) {
+                        final TestInitiator.Response f = ini.execute(0, new byte[]{0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, 0, false);
+                        if (f.status() != ScsiStatus.GOOD) {
+                            throw new AssertionError(context + ": SYNCHRONIZE CACHE after write " + seq + " answered " + f.status());
+                        }
+                    }
+                    acks.record(AcknowledgedWrites.line(0, seq));
+                }
+            } catch (AssertionError e) {
+                failure.set(e);
+            } catch (RuntimeException e) {
+                // the daemon died under the command: the expected end of the stream
+            }
+        });
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+        while (acks.total() < MIN_ACKS_BEFORE_KILL && writer.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        Thread.sleep(runMillis);
+        daemon.kill();
+        writer.join(30_000);
+        try {
+            ini.close();
+        } catch (RuntimeException e) {
+            // the connection is already gone with the daemon
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+
+    private static Path writeConfig(final BackendKind kind, final WriteCachePolicy writeCache, final Trial trial, final int port)
+            throws IOException {
+        final Path config = trial.dir().resolve("target-" + port + ".toml");
+        final String lunPath = kind == BackendKind.FILE ? "lun.img" : "lun.rocksdb";
+        Files.writeString(config, """
+                [listen]
+                port = %d
+                [target]
+                id_ext = "0x%016x"
+                ioc_guid = "0x%016x"
+                [channel]
+                credits = 16
+                max_channels = 2
+                max_io_size = "64KiB"
+                [pipeline]
+                ring_size = 64
+                backend_threads = 1
+                [[lun]]
+                number = 0
+                backend = "%s"
+                path = "%s"
+                size = "%d"
+                block_size = %d
+                write_cache = "%s"
+                """.formatted(port, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, kind.name().toLowerCase(Locale.ROOT), lunPath,
+                (long) BLOCKS * trial.schedule().blockSize(), trial.schedule().blockSize(),
+                writeCache == WriteCachePolicy.WRITE_BACK ? "write-back" : "write-through"));
+        return config;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** A target daemon in a child JVM, started on a config and ready once its banner is out. */
+    private static final class Daemon {
+        final Process process;
+        final InetSocketAddress address;
+
+        private Daemon(final Process process, final InetSocketAddress address) {
+            this.process = process;
+            this.address = address;
+        }
+
+        static Daemon start(final Path config, final Path log) throws Exception {
+            final List<String> command = List.of(
+                    ProcessHandle.current().info().command().orElse("java"),
+                    "-cp", System.getProperty("java.class.path"),
+                    "-Djava.library.path=" + nativeLibraries,
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
+                    TargetMain.class.getName(), "--config", config.toString());
+            final Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
+            final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            final int port = TargetConfigReader.read(config).listen().port();
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+            try {
+                for (String line = out.readLine(); line != null && System.nanoTime() < deadline; line = out.readLine()) {
+                    if (line.startsWith("reach it")) {
+                        Thread.ofPlatform().daemon().start(() -> out.lines().forEach(ignored -> { })); // keep the pipe drained
+                        return new Daemon(process, new InetSocketAddress("127.0.0.1", port));
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                process.toHandle().destroyForcibly();
+                throw e;
+            }
+            process.toHandle().destroyForcibly();
+            throw new IllegalStateException("the daemon did not start; its log: " + Files.readString(log));
+        }
+
+        /** SIGKILL (Process.destroyForcibly is SIGKILL on Linux), then wait for it to be gone. */
+        void kill() throws InterruptedException {
+            process.toHandle().destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+}

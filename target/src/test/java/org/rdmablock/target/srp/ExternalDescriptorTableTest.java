@@ -1,0 +1,120 @@
+package org.rdmablock.target.srp;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rdmablock.protocol.scsi.InMemoryBackend;
+import org.rdmablock.protocol.scsi.LogicalUnit;
+import org.rdmablock.protocol.scsi.LogicalUnitConfig;
+import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.protocol.srp.SrpBufferFormat;
+import org.rdmablock.protocol.srp.SrpCommand;
+import org.rdmablock.protocol.srp.SrpDirectBuffer;
+import org.rdmablock.protocol.srp.SrpIndirectBuffer;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Indirect descriptor tables that do not fit in the IU (Linux ib_srp's "external" tables, allow_ext_sg): the target
+ * fetches the table by RDMA READ first, then moves the data through every descriptor of it.
+ */
+class ExternalDescriptorTableTest {
+    /** Where the descriptor table lies in the initiator's data buffer (scattered data buffers lie below it). */
+    static final long TABLE_AT = 900_000;
+    static final int PIECES = 4;
+    static final int PIECE = 4096;
+    SrpTarget target;
+
+    @BeforeEach
+    void start() {
+        final LogicalUnitTable units = new LogicalUnitTable();
+        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("ext").blockSize(512).build(),
+                new InMemoryBackend(16L << 20)));
+        target = SrpTarget.start(SrpTargetTest.config(0), initiator -> units);
+    }
+
+    @AfterEach
+    void stop() {
+        target.close();
+    }
+
+    /** Sends a READ(16)/WRITE(16) whose data descriptors are all in a table in initiator memory, none in the IU. */
+    private static TestInitiator.Response externalCommand(final TestInitiator ini, final byte[] cdb, final boolean dataOut,
+                                                          final long[] pieces) {
+        final MemorySegment data = ini.buffer();
+        for (int i = 0; i < pieces.length; i++) {
+            new SrpDirectBuffer().wrap(data, TABLE_AT + (long) i * SrpDirectBuffer.LENGTH)
+                    .set(ini.data.address() + pieces[i], ini.data.rkey(), PIECE);
+        }
+        final MemorySegment iu = ini.iuBuffer(1);
+        final SrpCommand cmd = new SrpCommand().wrap(iu, 0).reset();
+        cmd.setTag(42).setLun(0).setCdb(cdb);
+        final int offset;
+        if (dataOut) {
+            cmd.setBufferFormats(SrpBufferFormat.INDIRECT, SrpBufferFormat.NONE).setDataOutDescriptorCount(0);
+            offset = cmd.dataOutDescriptorOffset();
+        } else {
+            cmd.setBufferFormats(SrpBufferFormat.NONE, SrpBufferFormat.INDIRECT).setDataInDescriptorCount(0);
+            offset = cmd.dataInDescriptorOffset();
+        }
+        new SrpIndirectBuffer().wrap(iu, offset).setTable(ini.data.address() + TABLE_AT, ini.data.rkey(),
+                (long) pieces.length * SrpDirectBuffer.LENGTH, (long) pieces.length * PIECE);
+        assertEquals(true, dataOut ? cmd.dataOutTableIsExternal() : cmd.dataInTableIsExternal(), "the table is outside the IU");
+        ini.sendRaw(1, offset + SrpIndirectBuffer.HEADER_LENGTH);
+        final TestInitiator.Response r = ini.awaitResponse();
+        assertEquals(42, r.tag());
+        return r;
+    }
+
+    @Test
+    void writesAndReadsThroughATableFetchedFromTheInitiator() {
+        try (TestInitiator ini = TestInitiator.login(target.localAddress(), SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 5, 1 << 20)) {
+            final long[] writePieces = {0, 3 * PIECE, 10 * PIECE, 7 * PIECE};
+            final byte[] expected = new byte[PIECES * PIECE];
+            for (int i = 0; i < PIECES; i++) {
+                final byte value = (byte) (0x41 + i);
+                ini.buffer().asSlice(writePieces[i], PIECE).fill(value);
+                java.util.Arrays.fill(expected, i * PIECE, (i + 1) * PIECE, value);
+            }
+            assertEquals(ScsiStatus.GOOD, externalCommand(ini, TestInitiator.write16(64, PIECES * PIECE / 512), true, writePieces).status());
+
+            final long[] readPieces = {20 * PIECE, 30 * PIECE, 25 * PIECE, 40 * PIECE};
+            ini.buffer().asSlice(0, TABLE_AT).fill((byte) 0);
+            assertEquals(ScsiStatus.GOOD, externalCommand(ini, TestInitiator.read16(64, PIECES * PIECE / 512), false, readPieces).status());
+            final byte[] got = new byte[PIECES * PIECE];
+            for (int i = 0; i < PIECES; i++) {
+                MemorySegment.copy(ini.buffer(), ValueLayout.JAVA_BYTE, readPieces[i], got, i * PIECE, PIECE);
+            }
+            assertArrayEquals(expected, got, "each piece went to (and came from) the buffer its table entry names");
+        }
+    }
+
+    @Test
+    void aTableWhoseLengthsDoNotAddUpIsRefused() {
+        try (TestInitiator ini = TestInitiator.login(target.localAddress(), SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 6, 1 << 20)) {
+            // the IU claims 4 pieces of data in total but names a table of 3 entries: total length mismatch
+            final long[] pieces = {0, PIECE, 2 * PIECE};
+            final MemorySegment data = ini.buffer();
+            for (int i = 0; i < pieces.length; i++) {
+                new SrpDirectBuffer().wrap(data, TABLE_AT + (long) i * SrpDirectBuffer.LENGTH)
+                        .set(ini.data.address() + pieces[i], ini.data.rkey(), PIECE);
+            }
+            final MemorySegment iu = ini.iuBuffer(1);
+            final SrpCommand cmd = new SrpCommand().wrap(iu, 0).reset();
+            cmd.setTag(43).setLun(0).setCdb(TestInitiator.read16(0, 32));
+            cmd.setBufferFormats(SrpBufferFormat.NONE, SrpBufferFormat.INDIRECT).setDataInDescriptorCount(0);
+            new SrpIndirectBuffer().wrap(iu, cmd.dataInDescriptorOffset()).setTable(ini.data.address() + TABLE_AT,
+                    ini.data.rkey(), 3L * SrpDirectBuffer.LENGTH, 4L * PIECE);
+            ini.sendRaw(1, cmd.dataInDescriptorOffset() + SrpIndirectBuffer.HEADER_LENGTH);
+            final TestInitiator.Response r = ini.awaitResponse();
+            assertEquals(ScsiStatus.CHECK_CONDITION, r.status());
+            assertEquals(0x0E, Byte.toUnsignedInt(r.sense()[12]), "INVALID FIELD IN COMMAND INFORMATION UNIT");
+            assertEquals(0x03, Byte.toUnsignedInt(r.sense()[13]));
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package org.rdmablock.target.srp;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rdmablock.protocol.scsi.LunAddress;
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.target.TargetMain;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SIGHUP with a changed file: a LUN added while a session is logged in appears in its REPORT LUNS without the session
+ * dropping, and the session's next command gets UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, once.
+ */
+class ReloadTest {
+    private static final String LUNS = """
+            [[lun]]
+            number = 0
+            backend = "memory"
+            size = "4MiB"
+            """;
+    private static final String SECOND = """
+            [[lun]]
+            number = 2
+            backend = "memory"
+            size = "4MiB"
+            """;
+    private static final String CHANGED_CHANNEL = "[channel]\ncredits = 16\n";
+
+    @Test
+    void aLunAddedBySighupIsSeenWithAUnitAttentionAndTheSessionStays(@TempDir final Path dir) throws Exception {
+        final int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        final String head = "[listen]\nport = %d\n[target]\nid_ext = \"0x%016x\"\nioc_guid = \"0x%016x\"\n"
+                .formatted(port, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID);
+        final Path config = dir.resolve("target.toml");
+        Files.writeString(config, head + LUNS);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(new ByteArrayOutputStream(), true));
+        final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
+        try {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            try (TestInitiator ini = TestInitiator.login(new InetSocketAddress("127.0.0.1", port), SrpTargetTest.ID_EXT,
+                    SrpTargetTest.IOC_GUID, 0x77, 1 << 20)) {
+                assertEquals(1, reportedLuns(ini), "one LUN before the reload");
+
+                // a reload that needs a restart is refused whole: nothing changes, no unit attention
+                Files.writeString(config, head + CHANGED_CHANNEL + LUNS + SECOND);
+                hangUp();
+                Thread.sleep(1_000);
+                assertEquals(1, reportedLuns(ini), "a reload that changes [channel] is refused");
+                assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "no unit attention from a refused reload");
+
+                Files.writeString(config, head + LUNS + SECOND);
+                hangUp();
+                final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                int luns = 1;
+                while (luns == 1 && System.nanoTime() < until) {
+                    Thread.sleep(50);
+                    luns = reportedLuns(ini); // REPORT LUNS reports no unit attention (SAM-5 5.14)
+                }
+                assertEquals(2, luns, "the added LUN is reported to the session that stayed logged in");
+                final TestInitiator.Response ua = testUnitReady(ini);
+                assertEquals(ScsiStatus.CHECK_CONDITION, ua.status());
+                assertEquals(0x06, ua.sense()[2] & 0x0F, "UNIT ATTENTION");
+                assertEquals(0x3F, Byte.toUnsignedInt(ua.sense()[12]), "REPORTED LUNS DATA HAS CHANGED");
+                assertEquals(0x0E, Byte.toUnsignedInt(ua.sense()[13]));
+                assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "the unit attention is reported once");
+                final TestInitiator.Response onNewLun = ini.execute(LunAddress.encode(2), new byte[6], 0, 0, 0, false);
+                assertEquals(ScsiStatus.GOOD, onNewLun.status(), "the new LUN serves");
+            }
+        } finally {
+            main.stop();
+        }
+        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+    }
+
+    private static void hangUp() throws Exception {
+        final Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid())).start();
+        assertEquals(0, kill.waitFor());
+    }
+
+    private static TestInitiator.Response testUnitReady(final TestInitiator ini) {
+        return ini.execute(0, new byte[6], 0, 0, 0, false);
+    }
+
+    private static int reportedLuns(final TestInitiator ini) {
+        final byte[] cdb = new byte[12];
+        cdb[0] = (byte) 0xA0;
+        cdb[9] = (byte) 0xFF; // allocation length 255
+        final TestInitiator.Response r = ini.execute(0, cdb, 0, 255, 0, false);
+        assertEquals(ScsiStatus.GOOD, r.status());
+        final int listBytes = ini.buffer().get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0);
+        assertTrue(listBytes % 8 == 0);
+        return listBytes / 8;
+    }
+}
