@@ -27,6 +27,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -247,33 +250,22 @@ final class BenchInitiator implements AutoCloseable {
         qps[c].postSend(sends[c][s]);
     }
 
+    /** Closes the connections (their QPs with them), the CQ, the regions, the PD and the provider. */
     @Override
     public void close() {
-        for (final ConnectionId id : ids) {
-            if (id != null) {
-                id.close();
+        final List<AutoCloseable> made = new ArrayList<>(Arrays.asList(ids));
+        made.add(cq);
+        made.addAll(Arrays.asList(ius));
+        made.addAll(Arrays.asList(responses));
+        made.addAll(Arrays.asList(data, pd, provider, arena));
+        for (final AutoCloseable resource : made) {
+            try {
+                if (resource != null) {
+                    resource.close();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException("closing " + resource, e);
             }
         }
-        if (cq != null) {
-            cq.close();
-        }
-        for (final MemoryRegion region : ius) {
-            if (region != null) {
-                region.close();
-            }
-        }
-        for (final MemoryRegion region : responses) {
-            if (region != null) {
-                region.close();
-            }
-        }
-        if (data != null) {
-            data.close();
-        }
-        if (pd != null) {
-            pd.close();
-        }
-        provider.close();
-        arena.close();
     }
 }
