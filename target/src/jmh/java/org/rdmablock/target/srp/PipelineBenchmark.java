@@ -21,7 +21,7 @@ import org.openjdk.jmh.runner.IterationType;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The command pipeline alone ({@link PipelineHarness}: fake verbs, a backend that touches no data, one channel): 4 KiB commands per
+ * The command pipeline alone ({@link PipelineHarness}: fake verbs, a backend that touches no data, one channel or {@code channels}): 4 KiB commands per
  * second through the intake stage and {@code backendThreads} backend threads, the benchmark thread playing poller
  * and initiator with {@code queueDepth} commands in flight. After the run it prints the latency from publishing an
  * IU's receive completion to the post of its response (p50, p99, p99.9 over the measurement iterations) and the
@@ -47,6 +47,9 @@ public class PipelineBenchmark {
     public int queueDepth;
     @Param({"1"})
     public int backendThreads;
+    /** Channels, each with {@code queueDepth} commands in flight (256 × 4 fills the data buffer pool). */
+    @Param({"1"})
+    public int channels;
     /** Idle microseconds before each command: with a gap the stages sleep between commands and must be woken. */
     @Param({"0"})
     public int gapMicros;
@@ -54,13 +57,15 @@ public class PipelineBenchmark {
     private PipelineHarness harness;
     private final Histogram measured = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     private long iterationCpu;
+    private long iterationIntakeCpu;
     private long iterationCommands;
     private long measuredCpu;
+    private long measuredIntakeCpu;
     private long measuredCommands;
 
     @Setup(Level.Trial)
     public void setUp() {
-        harness = new PipelineHarness(1, queueDepth, backendThreads, new DiscardingBackend(PipelineHarness.DEVICE_BYTES));
+        harness = new PipelineHarness(channels, queueDepth, backendThreads, new DiscardingBackend(PipelineHarness.DEVICE_BYTES));
         harness.mix(PipelineHarness.Mix.valueOf(mix));
         harness.gap(TimeUnit.MICROSECONDS.toNanos(gapMicros));
     }
@@ -69,6 +74,7 @@ public class PipelineBenchmark {
     public void startIteration() {
         harness.latency.reset();
         iterationCpu = harness.pipelineCpuNanos();
+        iterationIntakeCpu = harness.intakeCpuNanos();
         iterationCommands = harness.completed;
     }
 
@@ -77,6 +83,7 @@ public class PipelineBenchmark {
         if (iteration.getType() == IterationType.MEASUREMENT) {
             measured.add(harness.latency);
             measuredCpu += harness.pipelineCpuNanos() - iterationCpu;
+            measuredIntakeCpu += harness.intakeCpuNanos() - iterationIntakeCpu;
             measuredCommands += harness.completed - iterationCommands;
         }
     }
@@ -92,11 +99,12 @@ public class PipelineBenchmark {
     public void tearDown() {
         harness.drain();
         final double cpuPerCommand = measuredCpu / (double) measuredCommands;
-        System.out.printf("%n  receive completion -> response post, %s QD %d gap %d us: p50 %.2f us, p99 %.2f us, p99.9 %.2f us"
-                        + " (%d commands, %d not GOOD); intake + backend threads' CPU %.0f ns/command = %.0f commands"
-                        + " per core-second%n", mix, queueDepth, gapMicros, measured.getValueAtPercentile(50) / 1e3,
+        System.out.printf("%n  receive completion -> response post, %s %d x QD %d gap %d us: p50 %.2f us, p99 %.2f us, p99.9 %.2f us"
+                        + " (%d commands, %d not GOOD); intake + backend threads' CPU %.0f ns/command (intake %.0f) = %.0f"
+                        + " commands per core-second%n", mix, channels, queueDepth, gapMicros, measured.getValueAtPercentile(50) / 1e3,
                 measured.getValueAtPercentile(99) / 1e3, measured.getValueAtPercentile(99.9) / 1e3,
-                measured.getTotalCount(), harness.failed, cpuPerCommand, 1e9 / cpuPerCommand);
+                measured.getTotalCount(), harness.failed, cpuPerCommand, measuredIntakeCpu / (double) measuredCommands,
+                1e9 / cpuPerCommand);
         harness.close();
     }
 }

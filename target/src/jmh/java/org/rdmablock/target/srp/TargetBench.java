@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -40,10 +39,12 @@ import java.util.regex.Pattern;
  * {@code transport}: 4 KiB random READ and WRITE at QD 1, 16 and 64, WRITE with immediate data, TEST UNIT READY at
  * QD 1 (a SEND each way) and 1 MiB sequential at QD 8, one channel. {@code channels}: 4 KiB random READ at QD 4 on
  * 1, 16, 64 and 256 channels. {@code --profile} prints, per measurement and as medians, the CPU time per command of
- * each thread involved: the initiator's, the soft provider's I/O threads of both ends and the target's stages.
+ * each thread involved: the initiator's, the soft provider's I/O threads (both ends) and the target's stages.
  */
 public final class TargetBench {
     private static final long DEVICE_BYTES = 1L << 30;
+    /** The soft provider's I/O threads: device name, "-io-", agent number. */
+    private static final Pattern SOFT_IO = Pattern.compile("soft\\d+-io-\\d+");
 
     private record Case(BenchInitiator.Workload workload, int channels, int queueDepth) {
         String label() {
@@ -332,30 +333,25 @@ public final class TargetBench {
 
     /**
      * What each thread a system started does, by name: the target's poller, intake and backend stages (or the raw
-     * responder's poller) and the soft provider's I/O threads of server and initiator (the server's provider is
-     * loaded first, so its device has the lower number). Threads that only log in or wait are left out.
+     * responder's poller) and the soft provider's I/O threads, of both ends together. Threads that only log in or
+     * wait are left out.
      */
     private static Map<Long, String> roles(final Set<Long> before) {
         final Map<Long, String> roles = new TreeMap<>();
-        final Map<Long, Integer> io = new HashMap<>();
         for (final Thread t : Thread.getAllStackTraces().keySet()) {
+            final String name = t.getName();
             if (before.contains(t.threadId())) {
                 continue;
-            }
-            final String name = t.getName();
-            final Matcher soft = Pattern.compile("soft(\\d+)-io-\\d+").matcher(name);
-            if (name.equals("srp-poller") || name.equals("raw-poller")) {
+            } else if (name.equals("srp-poller") || name.equals("raw-poller")) {
                 roles.put(t.threadId(), "poller");
             } else if (name.equals(PipelineHarness.THREAD_PREFIX + "0")) {
                 roles.put(t.threadId(), "intake");
             } else if (name.startsWith(PipelineHarness.THREAD_PREFIX)) {
                 roles.put(t.threadId(), "backend");
-            } else if (soft.matches()) {
-                io.put(t.threadId(), Integer.parseInt(soft.group(1)));
+            } else if (SOFT_IO.matcher(name).matches()) {
+                roles.put(t.threadId(), "soft io");
             }
         }
-        final int server = io.values().stream().mapToInt(Integer::intValue).min().orElse(-1);
-        io.forEach((id, device) -> roles.put(id, device == server ? "server io" : "initiator io"));
         return roles;
     }
 

@@ -266,10 +266,21 @@ final class PipelineHarness implements AutoCloseable {
 
     /** CPU time the pipeline's stage threads have used so far, in nanoseconds (allocates: not per command). */
     long pipelineCpuNanos() {
+        return cpuNanos(THREAD_PREFIX);
+    }
+
+    /** CPU time of the intake stage's thread so far, in nanoseconds. */
+    long intakeCpuNanos() {
+        return cpuNanos(THREAD_PREFIX + "0");
+    }
+
+    private long cpuNanos(final String name) {
         final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         long sum = 0;
         for (final Thread t : pipelineThreads) {
-            sum += Math.max(0, mx.getThreadCpuTime(t.threadId()));
+            if (name.equals(THREAD_PREFIX) || t.getName().equals(name)) {
+                sum += Math.max(0, mx.getThreadCpuTime(t.threadId()));
+            }
         }
         return sum;
     }
