@@ -29,7 +29,8 @@ import org.rdmablock.verbs.soft.wire.ReadRequest;
  * is owed, tries to become the transmit owner ({@link #drive()}); the owner builds FPDUs from the owed responses
  * and the send queue and writes them without blocking. A poster therefore usually writes its own message at once,
  * with no thread hand-off; what the socket does not take is finished by the agent when it becomes writable. Only
- * the owner touches the fields below that are not volatile; the others leave a note ({@code txWanted},
+ * the owner writes the fields below that are not volatile (the receive side reads {@code txSeq} when the peer
+ * terminates, and the diagnostics read them racily); the other threads leave a note ({@code txWanted},
  * {@code probeDue}, {@code heartbeatDue}) and the owner loops once more.
  */
 final class RdmapTransmitter {
