@@ -119,7 +119,10 @@ class ScsiConstantsTest {
             new Condition(SenseCode.SPACE_ALLOCATION_FAILED_WRITE_PROTECT, 0x07, 0x2707, "\"Space allocation failed write protect\"; TCM_SPACE_ALLOCATION_FAILED"),
             new Condition(SenseCode.WRITE_ERROR, 0x03, 0x0C00, "\"Write error\"; SBC-3: a medium write failure is MEDIUM ERROR"),
             new Condition(SenseCode.UNRECOVERED_READ_ERROR, 0x03, 0x1100, "\"Unrecovered read error\"; SBC-3: MEDIUM ERROR"),
-            new Condition(SenseCode.INTERNAL_TARGET_FAILURE, 0x04, 0x4400, "\"Internal target failure\"; SPC-4: HARDWARE ERROR"));
+            new Condition(SenseCode.INTERNAL_TARGET_FAILURE, 0x04, 0x4400, "\"Internal target failure\"; SPC-4: HARDWARE ERROR"),
+            new Condition(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, 0x05, 0x0E03, "\"Invalid field in command information unit\"; SPC-4 annex D: ILLEGAL REQUEST"),
+            new Condition(SenseCode.DATA_PHASE_ERROR, 0x0B, 0x4B00, "\"Data phase error\"; SPC-4: ABORTED COMMAND (a transport's data transfer failed)"),
+            new Condition(SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED, 0x06, 0x3F0E, "\"Reported luns data has changed\"; LIO ASC_REPORTED_LUNS_DATA_CHANGED (a UNIT ATTENTION)"));
 
     @Test
     void statusCodes() {

@@ -39,9 +39,21 @@ class BackendFactoryTest {
     }
 
     @Test
-    void aFileInAMissingDirectoryIsRefusedWithTheErrno(@TempDir Path dir) {
-        Path path = dir.resolve("missing").resolve("lun.img");
-        refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512), path, "ENOENT");
+    void aMissingFolderIsMadeWithTheLun(@TempDir Path dir) {
+        Path path = dir.resolve("missing").resolve("deeper").resolve("lun.img");
+        try (LunBackend backend = BackendFactory.open(TestLuns.lun(BackendKind.FILE, path, SIZE, 512))) {
+            assertEquals(SIZE, backend.sizeBytes());
+        }
+        assertTrue(java.nio.file.Files.isRegularFile(path), "the folder and the file are made");
+    }
+
+    @Test
+    void aFolderThatCannotBeMadeIsRefusedWithTheCause(@TempDir Path dir) throws java.io.IOException {
+        Path blocker = java.nio.file.Files.writeString(dir.resolve("a-file"), "not a folder");
+        Path path = blocker.resolve("lun.img");
+        BackendOpenException e = assertThrows(BackendOpenException.class,
+                () -> BackendFactory.open(TestLuns.lun(BackendKind.FILE, path, SIZE, 512)));
+        assertTrue(e.getMessage().contains("cannot create its folder") && e.getMessage().contains(path.toString()), e.getMessage());
     }
 
     @Test

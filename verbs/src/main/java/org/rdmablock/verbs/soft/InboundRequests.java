@@ -3,7 +3,8 @@ package org.rdmablock.verbs.soft;
 /**
  * The inbound read queue (IRQ) of a connected QP: responses owed to the peer, in the order its requests arrived:
  * RDMA Read Responses (streamed from a source region) and Atomic Responses. Bounded by the IRD the QP granted.
- * Single producer (the I/O agent), single consumer (the transmit owner).
+ * Single producer (the receive owner, {@link RdmapReceiver}), single consumer (the transmit owner,
+ * {@link RdmapTransmitter}).
  */
 final class InboundRequests {
     static final int READ_RESPONSE = 0;

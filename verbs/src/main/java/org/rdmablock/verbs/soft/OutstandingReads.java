@@ -3,8 +3,8 @@ package org.rdmablock.verbs.soft;
 /**
  * The outbound read queue (ORQ) of a connected QP: RDMA Read Requests and Atomic Requests sent and awaiting
  * their responses, in order (RFC 5040 §5.3: responses return in request order). Also holds the provider's own
- * zero-length "confirmation" reads (see {@link SoftConnectedQueuePair}). Single producer (the transmit owner),
- * single consumer (the I/O agent).
+ * zero-length "confirmation" reads (see {@link RequesterCompletion}). Single producer (the transmit owner,
+ * {@link RdmapTransmitter}), single consumer (the receive owner, {@link RequesterCompletion}).
  */
 final class OutstandingReads {
     static final int READ = 0;

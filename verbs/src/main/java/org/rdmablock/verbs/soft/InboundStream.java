@@ -1,0 +1,157 @@
+package org.rdmablock.verbs.soft;
+
+import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.rdmablock.verbs.DisconnectReason;
+
+/**
+ * Who reads a {@link SoftConnectedQueuePair}'s socket, and when: the receive ownership of the incoming stream. It
+ * owns the {@link FpduReader} (whose handler is the QP's {@link RdmapReceiver}), the hand-off between the I/O
+ * agent and threads that poll the QP's completion queues, and the pause of the stream while a SEND waits for a
+ * receive (RNR) and its resumption.
+ *
+ * <p><b>Threads.</b> The QP's I/O agent reads when the socket is readable ({@link #onReadable}) and on its timers;
+ * a thread polling one of the QP's completion queues reads through {@link #progress} (see
+ * {@link SoftCompletionQueue#POLL_PROGRESS}). They take turns through {@link #rxOwner}: everything the reader calls
+ * runs on the thread that holds it. Resuming a paused stream always runs on the agent (a thread posting a receive
+ * hands it over).
+ */
+final class InboundStream {
+    /**
+     * While an application thread spins on this QP's completion queues, it reads the stream itself (see
+     * {@link SoftCompletionQueue#POLL_PROGRESS}); waking the agent for every message as well would only steal its
+     * core. So the agent stops watching for input and looks again every {@link #POLL_HANDOFF_NANOS}: when the
+     * spinning has stopped it watches the socket again (at most that long later).
+     */
+    private static final long POLL_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long POLLING_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+    private final SoftConnectedQueuePair qp;
+    /**
+     * Parses the stream. Set last by {@link SoftConnectedQueuePair#attach} (volatile, through {@link #connect}): a
+     * polling thread that finds it set finds the channel, the agent and the state RTS set too ({@link #progress} may
+     * run on a CQ's poller while the connection is being attached).
+     */
+    volatile FpduReader reader;
+    /** Receive ownership: the I/O agent and polling threads ({@link #progress}) take turns reading the stream. */
+    final AtomicBoolean rxOwner = new AtomicBoolean();
+    /** When the agent next looks whether the CQs are still polled; Long.MAX_VALUE while it watches the socket. */
+    long handOffDeadline = Long.MAX_VALUE;
+    /** Reads that returned bytes; the liveness sweep compares it with its last look (no clock read per read). */
+    long readsWithBytes;
+
+    InboundStream(final SoftConnectedQueuePair qp) {
+        this.qp = qp;
+    }
+
+    /** The connection being attached is whole and in RTS: a reader for its stream, with the MPA CRC negotiated or not. */
+    void connect(final boolean crc) {
+        this.reader = new FpduReader(qp.receiver, crc, Math.max(qp.maxRecvSge(), qp.caps.maxSendSge()));
+    }
+
+    /** Agent: the socket is readable. Reads, unless a thread spinning on the CQs does (then hands off to it). */
+    int onReadable(final SelectionKey readyKey) {
+        if (pollerActive(System.nanoTime()) && qp.teardown.lingerDeadline == Long.MAX_VALUE) {
+            handOffToPoller(readyKey);
+            return 0;
+        }
+        return readable();
+    }
+
+    private boolean pollerActive(final long now) {
+        return SoftCompletionQueue.POLL_PROGRESS && (qp.recvCq.spunOnWithin(now, POLLING_WINDOW_NANOS) || qp.sendCq.spunOnWithin(now, POLLING_WINDOW_NANOS));
+    }
+
+    private void handOffToPoller(final SelectionKey readyKey) {
+        readyKey.interestOpsAnd(~SelectionKey.OP_READ);
+        handOffDeadline = System.nanoTime() + POLL_HANDOFF_NANOS;
+        qp.agent.armTimer(qp);
+    }
+
+    /** Agent timer: still polled? look again later; else watch the socket again and read what waits. */
+    int checkHandOff(final long now) {
+        if (now - handOffDeadline < 0) {
+            return 0;
+        }
+        if (qp.recvCq.spunOnWithin(now, POLLING_WINDOW_NANOS) || qp.sendCq.spunOnWithin(now, POLLING_WINDOW_NANOS)) {
+            handOffDeadline = now + POLL_HANDOFF_NANOS;
+            return 0;
+        }
+        handOffDeadline = Long.MAX_VALUE;
+        final SelectionKey key = qp.key;
+        if (key != null && key.isValid() && !reader.isPaused()) {
+            key.interestOpsOr(SelectionKey.OP_READ);
+        }
+        return readable();
+    }
+
+    private int readable() {
+        if (!rxOwner.compareAndSet(false, true)) {
+            return 0; // a polling thread is reading; what it leaves stays ready for the next select
+        }
+        try {
+            if (qp.teardown.lingerDeadline != Long.MAX_VALUE || reader.hasFailed()) {
+                return qp.teardown.drainLinger();
+            }
+            return read();
+        } finally {
+            rxOwner.set(false);
+        }
+    }
+
+    private int read() {
+        try {
+            final int n = reader.onReadable(qp.channel);
+            if (n < 0) {
+                qp.teardown.connectionLost("peer closed the connection");
+            } else if (n > 0) {
+                readsWithBytes++; // a plain counter: the sweep only needs to see that it moved
+            }
+            return Math.max(0, n);
+        } catch (final IOException e) {
+            qp.teardown.endCause = DisconnectReason.CONNECTION_LOST; // a reset, not the peer's orderly close
+            qp.teardown.connectionLost(e.getMessage());
+            return 1;
+        }
+    }
+
+    /** A thread polling the QP's CQ found nothing: it reads the stream itself, unless another thread does. */
+    void progress() {
+        final ConnectionTeardown teardown = qp.teardown;
+        if (reader == null || teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (!reader.isPaused() && !reader.hasFailed() && !teardown.closed) {
+                read();
+            }
+        } finally {
+            rxOwner.set(false);
+        }
+    }
+
+    /** Agent thread: goes on with a stream paused for a receive. */
+    void resumeReading() {
+        while (!rxOwner.compareAndSet(false, true)) {
+            Thread.onSpinWait(); // a poller holds it only to see that the reader is paused
+        }
+        try {
+            if (!reader.isPaused() || qp.teardown.closed) {
+                return;
+            }
+            reader.resume();
+            final SelectionKey key = qp.key;
+            if (!reader.isPaused() && key != null && key.isValid()) {
+                if (handOffDeadline == Long.MAX_VALUE) {
+                    key.interestOpsOr(SelectionKey.OP_READ);
+                }
+                read();
+            }
+        } finally {
+            rxOwner.set(false);
+        }
+    }
+}
