@@ -279,6 +279,7 @@ final class CommandPipeline implements AutoCloseable {
                             : taskManagement(channel, decoder.taskManagement());
                     channel.repostReceive(receiveIndex);
                     channel.outstandingCommands++;
+                    channel.creditsInUse.incrementAndGet();
                     takeSlot().respondToTaskManagement(channel, tag, code);
                     return true;
                 }
@@ -322,6 +323,7 @@ final class CommandPipeline implements AutoCloseable {
                 slot.firstChunk = -1;
                 channel.repostReceive(receiveIndex);
                 channel.outstandingCommands++;
+                channel.creditsInUse.incrementAndGet();
                 slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
                 return true;
             }
@@ -348,7 +350,7 @@ final class CommandPipeline implements AutoCloseable {
             takeSlot();
             channel.outstandingCommands++;
             slot.arrivedNanos = event == null ? System.nanoTime() : slot.arrivedNanos;
-            if (channel.outstandingCommands > channel.credits) {
+            if (channel.creditsInUse.incrementAndGet() > channel.credits) {
                 // beyond the credit window: answered, never dropped (the spare receives make this possible)
                 slot.firstChunk = -1;
                 releaseRun(first, count);
@@ -488,6 +490,7 @@ final class CommandPipeline implements AutoCloseable {
 
         /** A command aborted by task management: no response (SAM with TAS=0), its credit rides on the next one. */
         private void dropAborted(final CommandSlot slot, final PipelineEvent event) {
+            slot.channel.creditsInUse.decrementAndGet();
             slot.channel.pendingCredits.incrementAndGet();
             release(slot, event);
         }
@@ -541,6 +544,7 @@ final class CommandPipeline implements AutoCloseable {
             CommandSlot failed;
             while ((failed = failedPosts.poll()) != null) {
                 if (failed.aborted) {
+                    failed.channel.creditsInUse.decrementAndGet();
                     failed.channel.pendingCredits.incrementAndGet();
                 }
                 release(failed, event);

@@ -33,6 +33,12 @@ final class SrpChannel {
 
     /** Credits taken by IUs that got no response (aborted commands): returned with the next response (backend threads). */
     final java.util.concurrent.atomic.AtomicInteger pendingCredits = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * Requests (commands, task management) that hold a credit: counted up by the intake stage when one arrives, down
+     * when its response is posted (a backend thread), which is when the initiator may reuse the credit: not when the
+     * response's send completes, which a provider may report later than the initiator sees the response.
+     */
+    final java.util.concurrent.atomic.AtomicInteger creditsInUse = new java.util.concurrent.atomic.AtomicInteger();
 
     /** A reload changed this initiator's LUN inventory: the next command gets the unit attention (set on any thread). */
     volatile boolean lunsChanged;
@@ -91,10 +97,11 @@ final class SrpChannel {
     }
 
     /**
-     * The request limit delta of the next response: the credit its request took, plus those of requests that got no
-     * response (as ib_srpt's req_lim_delta).
+     * The request limit delta of the response about to be posted: the credit its request took, plus those of requests
+     * that got no response (as ib_srpt's req_lim_delta). Gives the request's credit back.
      */
     int creditsToReturn() {
+        creditsInUse.decrementAndGet();
         return 1 + (pendingCredits.get() == 0 ? 0 : pendingCredits.getAndSet(0));
     }
 

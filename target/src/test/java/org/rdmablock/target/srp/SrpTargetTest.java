@@ -1,6 +1,7 @@
 package org.rdmablock.target.srp;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -98,6 +99,34 @@ class SrpTargetTest {
             final TestInitiator.Response past = ini.execute(0, TestInitiator.read16((64L << 20) / 512, 1), 0, 512, 0, false);
             assertEquals(ScsiStatus.CHECK_CONDITION, past.status(), "LBA past the end");
             assertEquals(0x21, Byte.toUnsignedInt(past.sense()[12]), "LBA OUT OF RANGE");
+        }
+    }
+
+    /**
+     * An initiator that keeps every credit in use, sending the next command as soon as a response gives a credit back,
+     * is never answered BUSY: the target counts the credit returned when it posts the response, not when the
+     * provider reports the response's send complete (which may come after the initiator already used the credit).
+     */
+    @Test
+    void everyCreditInUseNeverMeetsBusy() {
+        start(PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL);
+        try (TestInitiator ini = TestInitiator.login(target.localAddress(), ID_EXT, IOC_GUID, 0x33, 1 << 20)) {
+            final int window = ini.credits;
+            long tag = 0;
+            for (; tag < window; tag++) {
+                ini.submit(tag, 0, TestInitiator.read16(tag * 8, 8), 0, 4096, (tag % 64) * 4096, false);
+            }
+            int busy = 0;
+            for (int done = 0; done < 2_000; done++) {
+                final TestInitiator.Response r = ini.awaitResponse();
+                busy += r.status() == ScsiStatus.BUSY ? 1 : 0;
+                ini.submit(tag, 0, TestInitiator.read16((tag % 1000) * 8, 8), 0, 4096, (tag % 64) * 4096, false);
+                tag++;
+            }
+            for (int i = 0; i < window; i++) {
+                busy += ini.awaitResponse().status() == ScsiStatus.BUSY ? 1 : 0;
+            }
+            assertEquals(0, busy, "commands answered BUSY while the initiator stayed inside its " + window + " credits");
         }
     }
 }
