@@ -17,20 +17,7 @@ target_junit() {
     -jar $W/java/junit-console.jar execute --class-path "$TCP" --reports-dir "$OUT/reports/target-native" \
     --fail-if-no-tests --details=tree --disable-banner "${selectors[@]}"
 }
-# every declared test method of those classes ran, none failed, every skip has the allowed reason
-target_counted() {
-  local xml=$OUT/reports/target-native/TEST-junit-jupiter.xml declared=0 ran bad c
-  [ -s "$xml" ] || { echo "no JUnit report $xml"; return 1; }
-  for c in $TARGET_CLASSES; do
-    declared=$(( declared + $(grep -cE '^\s*@(Test|ParameterizedTest)\b' $REPO/target/src/test/java/org/rdmablock/target/srp/$c.java) ))
-  done
-  ran=$(sed -n 's/.*<testcase name="\([^"(]*\)([^"]*" classname="\([^"]*\)".*/\2#\1/p' "$xml" | sort -u | wc -l)
-  echo "target test methods declared: $declared; ran: $ran"
-  grep -o '<testsuite [^>]*>' "$xml"
-  grep -q '<testsuite [^>]* failures="0" errors="0"' "$xml" || { echo "failures or errors in $xml"; return 1; }
-  [ "$declared" -gt 0 ] && [ "$ran" = "$declared" ] || { echo "not every declared test method ran"; return 1; }
-  bad=$(grep -A1 '<skipped' "$xml" | sed -n 's/.*Assumption failed: //p' | grep -vE "$ALLOWED_TARGET_SKIPS")
-  [ -z "$bad" ] || { echo "skips without an allowed reason:"; echo "$bad"; return 1; }
-}
 step target_native target_junit
-step target_native_counted target_counted
+sources=(); for c in $TARGET_CLASSES; do sources+=("$REPO/target/src/test/java/org/rdmablock/target/srp/$c.java"); done
+. $REPO/deploy/qemu/plans/counted.sh
+step target_native_counted counted target-native "$ALLOWED_TARGET_SKIPS" "${sources[@]}"

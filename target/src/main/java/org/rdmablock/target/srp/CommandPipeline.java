@@ -403,14 +403,8 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private void tableArrived(final PipelineEvent event) {
-            final CommandSlot slot = slots[event.index];
-            if (slot.aborted) {
-                dropAborted(slot, event);
-                return;
-            }
-            if (event.status != 0) {
-                slot.channel.closing = true;
-                slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
+            final CommandSlot slot = readCompleted(event);
+            if (slot == null) {
                 return;
             }
             final SenseCode failure = slot.tableArrived();
@@ -436,17 +430,25 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private void dataOutArrived(final PipelineEvent event) {
+            event.ready = readCompleted(event);
+        }
+
+        /**
+         * The slot whose RDMA READ (descriptor table or data-out) completed, or null when the command was aborted
+         * meanwhile (dropped here) or the READ failed (answered here: ABORTED COMMAND, DATA PHASE ERROR).
+         */
+        private CommandSlot readCompleted(final PipelineEvent event) {
             final CommandSlot slot = slots[event.index];
             if (slot.aborted) {
                 dropAborted(slot, event);
-                return;
+                return null;
             }
             if (event.status != 0) {
                 slot.channel.closing = true;
                 slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
-                return;
+                return null;
             }
-            event.ready = slot;
+            return slot;
         }
 
         private void responseSent(final CommandSlot slot, final PipelineEvent event) {

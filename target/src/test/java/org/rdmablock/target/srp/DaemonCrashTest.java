@@ -4,7 +4,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.protocol.scsi.ScsiStatus;
@@ -13,24 +12,22 @@ import org.rdmablock.target.backend.BackendFactory;
 import org.rdmablock.target.backend.LunBackend;
 import org.rdmablock.target.backend.crash.AcknowledgedWrites;
 import org.rdmablock.target.backend.crash.BlockReader;
+import org.rdmablock.target.backend.crash.CrashVariants;
 import org.rdmablock.target.backend.crash.DurabilityVerifier;
 import org.rdmablock.target.backend.crash.WriteSchedule;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
 import org.rdmablock.target.config.TargetConfigReader;
-import org.rocksdb.util.Environment;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -41,7 +38,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,28 +64,16 @@ class DaemonCrashTest {
     @TempDir
     static Path nativeLibraries;
 
-    static Stream<Arguments> variants() {
-        return Stream.of(
-                Arguments.of(BackendKind.FILE, WriteCachePolicy.WRITE_THROUGH),
-                Arguments.of(BackendKind.FILE, WriteCachePolicy.WRITE_BACK),
-                Arguments.of(BackendKind.ROCKSDB, WriteCachePolicy.WRITE_THROUGH),
-                Arguments.of(BackendKind.ROCKSDB, WriteCachePolicy.WRITE_BACK));
-    }
-
     @BeforeAll
     static void unpackRocksDb() throws IOException {
-        try (InputStream library = Environment.class.getClassLoader().getResourceAsStream(Environment.getJniLibraryFileName("rocksdb"))) {
-            if (library != null) {
-                Files.copy(library, nativeLibraries.resolve(System.mapLibraryName("rocksdbjni")), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
+        CrashVariants.unpackRocksDb(nativeLibraries);
     }
 
     private record Trial(int number, WriteSchedule schedule, Path dir, int runMillis) {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("variants")
+    @MethodSource("org.rdmablock.target.backend.crash.CrashVariants#persistent")
     void acknowledgedWritesSurviveSigkillOfTheDaemon(final BackendKind kind, final WriteCachePolicy writeCache,
                                                      @TempDir final Path dir) throws Exception {
         final long seed = Long.getLong("crash.seed", System.nanoTime());

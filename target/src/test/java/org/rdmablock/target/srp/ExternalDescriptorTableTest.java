@@ -46,6 +46,12 @@ class ExternalDescriptorTableTest {
     /** Sends a READ(16)/WRITE(16) whose data descriptors are all in a table in initiator memory, none in the IU. */
     private static TestInitiator.Response externalCommand(final TestInitiator ini, final byte[] cdb, final boolean dataOut,
                                                           final long[] pieces) {
+        return externalCommand(ini, 42, cdb, dataOut, pieces, (long) pieces.length * PIECE);
+    }
+
+    /** The same with the total data length the IU claims, which should be what the table's entries add up to. */
+    private static TestInitiator.Response externalCommand(final TestInitiator ini, final long tag, final byte[] cdb,
+                                                          final boolean dataOut, final long[] pieces, final long total) {
         final MemorySegment data = ini.buffer();
         for (int i = 0; i < pieces.length; i++) {
             new SrpDirectBuffer().wrap(data, TABLE_AT + (long) i * SrpDirectBuffer.LENGTH)
@@ -53,7 +59,7 @@ class ExternalDescriptorTableTest {
         }
         final MemorySegment iu = ini.iuBuffer(1);
         final SrpCommand cmd = new SrpCommand().wrap(iu, 0).reset();
-        cmd.setTag(42).setLun(0).setCdb(cdb);
+        cmd.setTag(tag).setLun(0).setCdb(cdb);
         final int offset;
         if (dataOut) {
             cmd.setBufferFormats(SrpBufferFormat.INDIRECT, SrpBufferFormat.NONE).setDataOutDescriptorCount(0);
@@ -63,11 +69,11 @@ class ExternalDescriptorTableTest {
             offset = cmd.dataInDescriptorOffset();
         }
         new SrpIndirectBuffer().wrap(iu, offset).setTable(ini.data.address() + TABLE_AT, ini.data.rkey(),
-                (long) pieces.length * SrpDirectBuffer.LENGTH, (long) pieces.length * PIECE);
+                (long) pieces.length * SrpDirectBuffer.LENGTH, total);
         assertEquals(true, dataOut ? cmd.dataOutTableIsExternal() : cmd.dataInTableIsExternal(), "the table is outside the IU");
         ini.sendRaw(1, offset + SrpIndirectBuffer.HEADER_LENGTH);
         final TestInitiator.Response r = ini.awaitResponse();
-        assertEquals(42, r.tag());
+        assertEquals(tag, r.tag());
         return r;
     }
 
@@ -99,19 +105,7 @@ class ExternalDescriptorTableTest {
         try (TestInitiator ini = TestInitiator.login(target.localAddress(), SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 6, 1 << 20)) {
             // the IU claims 4 pieces of data in total but names a table of 3 entries: total length mismatch
             final long[] pieces = {0, PIECE, 2 * PIECE};
-            final MemorySegment data = ini.buffer();
-            for (int i = 0; i < pieces.length; i++) {
-                new SrpDirectBuffer().wrap(data, TABLE_AT + (long) i * SrpDirectBuffer.LENGTH)
-                        .set(ini.data.address() + pieces[i], ini.data.rkey(), PIECE);
-            }
-            final MemorySegment iu = ini.iuBuffer(1);
-            final SrpCommand cmd = new SrpCommand().wrap(iu, 0).reset();
-            cmd.setTag(43).setLun(0).setCdb(TestInitiator.read16(0, 32));
-            cmd.setBufferFormats(SrpBufferFormat.NONE, SrpBufferFormat.INDIRECT).setDataInDescriptorCount(0);
-            new SrpIndirectBuffer().wrap(iu, cmd.dataInDescriptorOffset()).setTable(ini.data.address() + TABLE_AT,
-                    ini.data.rkey(), 3L * SrpDirectBuffer.LENGTH, 4L * PIECE);
-            ini.sendRaw(1, cmd.dataInDescriptorOffset() + SrpIndirectBuffer.HEADER_LENGTH);
-            final TestInitiator.Response r = ini.awaitResponse();
+            final TestInitiator.Response r = externalCommand(ini, 43, TestInitiator.read16(0, 32), false, pieces, 4L * PIECE);
             assertEquals(ScsiStatus.CHECK_CONDITION, r.status());
             assertEquals(0x0E, Byte.toUnsignedInt(r.sense()[12]), "INVALID FIELD IN COMMAND INFORMATION UNIT");
             assertEquals(0x03, Byte.toUnsignedInt(r.sense()[13]));

@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -20,20 +18,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.backend.BackendFactory;
 import org.rdmablock.target.backend.LunBackend;
 import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
-import org.rocksdb.util.Environment;
 
 /**
  * Acknowledged writes survive a crash: a child JVM ({@link CrashWriter}) streams verifiable writes from four threads
@@ -65,21 +60,9 @@ class CrashDurabilityTest {
     @TempDir
     static Path nativeLibraries;
 
-    static Stream<Arguments> variants() {
-        return Stream.of(
-                Arguments.of(BackendKind.FILE, WriteCachePolicy.WRITE_THROUGH),
-                Arguments.of(BackendKind.FILE, WriteCachePolicy.WRITE_BACK),
-                Arguments.of(BackendKind.ROCKSDB, WriteCachePolicy.WRITE_THROUGH),
-                Arguments.of(BackendKind.ROCKSDB, WriteCachePolicy.WRITE_BACK));
-    }
-
     @BeforeAll
     static void unpackRocksDb() throws IOException {
-        try (InputStream library = Environment.class.getClassLoader().getResourceAsStream(Environment.getJniLibraryFileName("rocksdb"))) {
-            if (library != null) {
-                Files.copy(library, nativeLibraries.resolve(System.mapLibraryName("rocksdbjni")), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
+        CrashVariants.unpackRocksDb(nativeLibraries);
     }
 
     /** One trial: what the child writes, where, and how long after its first acknowledgement it is killed. */
@@ -91,7 +74,7 @@ class CrashDurabilityTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @MethodSource("variants")
+    @MethodSource("org.rdmablock.target.backend.crash.CrashVariants#persistent")
     void acknowledgedWritesSurviveSigkill(BackendKind kind, WriteCachePolicy writeCache, @TempDir Path dir) throws Exception {
         long seed = Long.getLong("crash.seed", System.nanoTime());
         Random random = new Random(seed);
