@@ -1,6 +1,5 @@
 package org.rdmablock.target.srp;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,7 +31,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,14 +58,9 @@ class DaemonCrashTest {
     private static final int MAX_RUN_AFTER_FIRST_ACK_MILLIS = 200;
     private static final long START_TIMEOUT_MILLIS = 60_000;
 
-    /** RocksDB's native library, unpacked once so that no killed child leaves its own copy behind. */
+    /** RocksDB's native library for the daemons (CrashVariants.unpackRocksDb). */
     @TempDir
     static Path nativeLibraries;
-
-    @BeforeAll
-    static void unpackRocksDb() throws IOException {
-        CrashVariants.unpackRocksDb(nativeLibraries);
-    }
 
     private record Trial(int number, WriteSchedule schedule, Path dir, int runMillis) {
     }
@@ -76,6 +69,7 @@ class DaemonCrashTest {
     @MethodSource("org.rdmablock.target.backend.crash.CrashVariants#persistent")
     void acknowledgedWritesSurviveSigkillOfTheDaemon(final BackendKind kind, final WriteCachePolicy writeCache,
                                                      @TempDir final Path dir) throws Exception {
+        CrashVariants.unpackRocksDb(nativeLibraries);
         final long seed = Long.getLong("crash.seed", System.nanoTime());
         final Random random = new Random(seed);
         final List<Trial> trials = new ArrayList<>();
@@ -94,7 +88,7 @@ class DaemonCrashTest {
             }
             try {
                 for (final Future<Long> outcome : outcomes) {
-                    acknowledged += get(outcome);
+                    acknowledged += CrashVariants.resultOf(outcome);
                 }
             } catch (Exception | Error e) {
                 runner.shutdownNow();
@@ -103,17 +97,6 @@ class DaemonCrashTest {
         }
         System.out.printf("daemon %s %s: %d trials, %d acknowledged writes, 0 lost; %.1f s%n", kind, writeCache, TRIALS,
                 acknowledged, (System.nanoTime() - started) / 1e9);
-    }
-
-    private static long get(final Future<Long> outcome) throws Exception {
-        try {
-            return outcome.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
-        }
     }
 
     private static long runAndCheck(final BackendKind kind, final WriteCachePolicy writeCache, final Trial trial,
@@ -254,13 +237,7 @@ class DaemonCrashTest {
         }
 
         static Daemon start(final Path config, final Path log) throws Exception {
-            final List<String> command = List.of(
-                    ProcessHandle.current().info().command().orElse("java"),
-                    "-cp", System.getProperty("java.class.path"),
-                    "-Djava.library.path=" + nativeLibraries,
-                    "--enable-native-access=ALL-UNNAMED",
-                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
-                    TargetMain.class.getName(), "--config", config.toString());
+            final List<String> command = CrashVariants.childJvm(nativeLibraries, TargetMain.class.getName(), "--config", config.toString());
             final Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
             final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             final int port = TargetConfigReader.read(config).listen().port();

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -56,12 +55,12 @@ class CrashDurabilityTest {
     /** Exit status of a process killed by SIGKILL, as Process reports it. */
     private static final int KILLED = 128 + 9;
 
-    /** Where RocksDB's native library is unpacked once, so that no child unpacks (and, killed, leaves) its own copy. */
+    /** Where RocksDB's native library is unpacked once (CrashVariants.unpackRocksDb). */
     @TempDir
     static Path nativeLibraries;
 
     @BeforeAll
-    static void unpackRocksDb() throws IOException {
+    static void unpack() throws IOException {
         CrashVariants.unpackRocksDb(nativeLibraries);
     }
 
@@ -95,7 +94,7 @@ class CrashDurabilityTest {
             int torn = 0;
             try {
                 for (Future<Outcome> outcome : outcomes) {
-                    Outcome done = resultOf(outcome);
+                    Outcome done = CrashVariants.resultOf(outcome);
                     acknowledged += done.acknowledged();
                     newer += done.result().newerThanAcknowledged();
                     torn += done.result().tornByUnacknowledged();
@@ -107,18 +106,6 @@ class CrashDurabilityTest {
             System.out.printf("%s %s: %d trials, %d acknowledged writes, 0 lost; %d blocks held a landed unacknowledged write, "
                             + "%d were torn by one; %.1f s%n", kind, writeCache, TRIALS, acknowledged, newer, torn,
                     (System.nanoTime() - started) / 1e9);
-        }
-    }
-
-    /** The trial's outcome, or its own failure (an assertion about lost blocks) rethrown as it was. */
-    private static Outcome resultOf(Future<Outcome> outcome) throws Exception {
-        try {
-            return outcome.get();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Error error) {
-                throw error;
-            }
-            throw e;
         }
     }
 
@@ -141,13 +128,7 @@ class CrashDurabilityTest {
     /** Starts the writer, lets it run until {@code runMillis} after its first acknowledgement, kills it, and returns its log. */
     private static AcknowledgedWrites runUntilKilled(BackendKind kind, Path path, WriteCachePolicy writeCache, WriteSchedule schedule,
                                                      int runMillis, Path dir, String context) throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElse("java"),
-                "-cp", System.getProperty("java.class.path"),
-                "-Djava.library.path=" + nativeLibraries,
-                "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
-                CrashWriter.class.getName()));
+        List<String> command = CrashVariants.childJvm(nativeLibraries, CrashWriter.class.getName());
         command.addAll(CrashWriter.arguments(kind, path, writeCache, schedule));
         Path errors = dir.resolve(path.getFileName() + ".stderr");
         Process child = new ProcessBuilder(command).redirectError(errors.toFile()).start();

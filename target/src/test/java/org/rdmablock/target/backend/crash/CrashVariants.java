@@ -27,6 +27,22 @@ public final class CrashVariants {
     }
 
     /**
+     * The command line of a child JVM on this JVM's class path running {@code mainClass}: light (C1 only, serial GC,
+     * 128 MiB) because the crash tests start many, with RocksDB's library from {@code nativeLibraries}.
+     */
+    public static java.util.List<String> childJvm(final Path nativeLibraries, final String mainClass, final String... args) {
+        final java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-cp", System.getProperty("java.class.path"),
+                "-Djava.library.path=" + nativeLibraries,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m",
+                mainClass));
+        command.addAll(java.util.List.of(args));
+        return command;
+    }
+
+    /**
      * Unpacks RocksDB's native library into {@code dir} once, for the children's {@code -Djava.library.path}: a child
      * that unpacked its own copy and was killed would leave it behind.
      */
@@ -35,6 +51,18 @@ public final class CrashVariants {
             if (library != null) {
                 Files.copy(library, dir.resolve(System.mapLibraryName("rocksdbjni")), StandardCopyOption.REPLACE_EXISTING);
             }
+        }
+    }
+
+    /** A trial's outcome, or its own failure (an assertion about lost blocks) rethrown as it was. */
+    public static <T> T resultOf(final java.util.concurrent.Future<T> outcome) throws Exception {
+        try {
+            return outcome.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw e;
         }
     }
 }
