@@ -349,7 +349,6 @@ final class CommandPipeline implements AutoCloseable {
             }
             takeSlot();
             channel.outstandingCommands++;
-            slot.arrivedNanos = event == null ? System.nanoTime() : slot.arrivedNanos;
             if (channel.creditsInUse.incrementAndGet() > channel.credits) {
                 // beyond the credit window: answered, never dropped (the spare receives make this possible)
                 slot.firstChunk = -1;

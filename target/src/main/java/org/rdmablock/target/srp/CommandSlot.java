@@ -62,8 +62,6 @@ final class CommandSlot implements ScsiCompletion {
     long dataInLength;
     /** Whether the data-out arrives by RDMA READ (true) or came as immediate data or not at all. */
     boolean readsDataOut;
-    /** Nanotime the command arrived, for the command timeout and latency figures. */
-    long arrivedNanos;
     /** Taken by a command (intake stage's view). */
     boolean inUse;
     /** Aborted by task management: the backend stage drops it if it has not started it. */
