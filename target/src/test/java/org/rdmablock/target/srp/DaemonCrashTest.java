@@ -102,9 +102,9 @@ class DaemonCrashTest {
     private static long runAndCheck(final BackendKind kind, final WriteCachePolicy writeCache, final Trial trial,
                                     final String context) throws Exception {
         final WriteSchedule schedule = trial.schedule();
-        final Path config = writeConfig(kind, writeCache, trial, freePort());
         final AcknowledgedWrites acks = new AcknowledgedWrites(1);
-        final Daemon daemon = Daemon.start(config, trial.dir().resolve("daemon.log"));
+        final Daemon daemon = startOnAFreePort(kind, writeCache, trial, "daemon.log");
+        final Path config = daemon.config;
         try {
             writeUntilKilled(daemon, schedule, writeCache == WriteCachePolicy.WRITE_BACK, acks, trial.runMillis(), context);
         } finally {
@@ -121,8 +121,7 @@ class DaemonCrashTest {
         }
         if (trial.number() == 0) {
             // The whole restart: a new daemon on the same LUN serves every acknowledged block over the wire.
-            final Path again = writeConfig(kind, writeCache, trial, freePort());
-            final Daemon restarted = Daemon.start(again, trial.dir().resolve("restarted.log"));
+            final Daemon restarted = startOnAFreePort(kind, writeCache, trial, "restarted.log");
             try (TestInitiator ini = TestInitiator.login(restarted.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 9, 1 << 20)) {
                 check(schedule, acks, context + ", restarted daemon", (block, buffer) -> {
                     final TestInitiator.Response r = ini.execute(0, TestInitiator.read16(block, 1), 0, schedule.blockSize(), 0, false);
@@ -220,6 +219,34 @@ class DaemonCrashTest {
         return config;
     }
 
+    /** Attempts at a port before a daemon's start counts as failed. */
+    private static final int PORT_ATTEMPTS = 5;
+
+    /**
+     * Starts a daemon on a port that was free a moment ago. Between the probe and the daemon's bind another process
+     * may take it (the trials' own connections use ephemeral ports of 127.0.0.1): then it tries another.
+     */
+    private static Daemon startOnAFreePort(final BackendKind kind, final WriteCachePolicy writeCache, final Trial trial,
+                                           final String log) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            final Path config = writeConfig(kind, writeCache, trial, freePort());
+            try {
+                return Daemon.start(config, trial.dir().resolve(log));
+            } catch (PortTakenException e) {
+                if (attempt == PORT_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The daemon could not listen: its port was taken after the probe. */
+    private static final class PortTakenException extends IllegalStateException {
+        PortTakenException(final String message) {
+            super(message);
+        }
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
@@ -230,10 +257,12 @@ class DaemonCrashTest {
     private static final class Daemon {
         final Process process;
         final InetSocketAddress address;
+        final Path config;
 
-        private Daemon(final Process process, final InetSocketAddress address) {
+        private Daemon(final Process process, final InetSocketAddress address, final Path config) {
             this.process = process;
             this.address = address;
+            this.config = config;
         }
 
         static Daemon start(final Path config, final Path log) throws Exception {
@@ -246,7 +275,7 @@ class DaemonCrashTest {
                 for (String line = out.readLine(); line != null && System.nanoTime() < deadline; line = out.readLine()) {
                     if (line.startsWith("reach it")) {
                         Thread.ofPlatform().daemon().start(() -> out.lines().forEach(ignored -> { })); // keep the pipe drained
-                        return new Daemon(process, new InetSocketAddress("127.0.0.1", port));
+                        return new Daemon(process, new InetSocketAddress("127.0.0.1", port), config);
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -254,7 +283,12 @@ class DaemonCrashTest {
                 throw e;
             }
             process.toHandle().destroyForcibly();
-            throw new IllegalStateException("the daemon did not start; its log: " + Files.readString(log));
+            process.waitFor(30, TimeUnit.SECONDS);
+            final String why = Files.readString(log);
+            if (why.contains("cannot listen on")) {
+                throw new PortTakenException(why);
+            }
+            throw new IllegalStateException("the daemon did not start; its log: " + why);
         }
 
         /** SIGKILL (Process.destroyForcibly is SIGKILL on Linux), then wait for it to be gone. */
