@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -104,11 +103,6 @@ public final class LunInventory implements AutoCloseable {
             views.put(initiator, view);
         }
         return view;
-    }
-
-    /** The LUNs as configured now, by number. */
-    public synchronized List<LunConfig> configs() {
-        return luns.values().stream().map(Lun::config).toList();
     }
 
     /**

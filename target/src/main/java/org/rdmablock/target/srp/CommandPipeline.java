@@ -131,7 +131,8 @@ final class CommandPipeline implements AutoCloseable {
         publish(TICK, 0, 0, 0, 0);
     }
 
-    boolean hasFailedPosts() {
+    /** Whether the intake stage has side-queue work (failed posts, ended connections) that only a tick brings it to. */
+    boolean hasHousekeeping() {
         return !failedPosts.isEmpty() || !disconnected.isEmpty();
     }
 

@@ -89,7 +89,7 @@ final class CompletionPoller implements Runnable {
             }
         }
         final long now = System.nanoTime();
-        if (now - lastTick >= TICK_NANOS || (n == 0 && pipeline.hasFailedPosts())) {
+        if (now - lastTick >= TICK_NANOS || (n == 0 && pipeline.hasHousekeeping())) {
             lastTick = now;
             pipeline.tick();
         }
