@@ -66,6 +66,8 @@ final class CommandPipeline implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final MemoryRegion dataRegion;
     private final MemoryRegion responseRegion;
+    /** Each slot's descriptor list: copied out of its IU, or fetched by RDMA READ when the IU only points at it. */
+    private final MemoryRegion descriptorRegion;
     private final CommandSlot[] slots;
     private final Disruptor<PipelineEvent> disruptor;
     private final RingBuffer<PipelineEvent> ring;
@@ -98,9 +100,11 @@ final class CommandPipeline implements AutoCloseable {
         this.dataRegion = pd.registerMemory(arena.allocate(dataBytes, 4096), AccessFlags.LOCAL_WRITE);
         this.responseRegion = pd.registerMemory(arena.allocate((long) slotCount * CommandSlot.RESPONSE_BYTES, 4096),
                 AccessFlags.LOCAL_WRITE);
+        this.descriptorRegion = pd.registerMemory(arena.allocate((long) slotCount * CommandSlot.DESCRIPTOR_BYTES, 4096),
+                AccessFlags.LOCAL_WRITE);
         this.slots = new CommandSlot[slotCount];
         for (int i = 0; i < slotCount; i++) {
-            slots[i] = new CommandSlot(i, this, responseRegion);
+            slots[i] = new CommandSlot(i, this, responseRegion, descriptorRegion);
         }
         this.channels = new AtomicReferenceArray<>(maxChannels);
         this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxChannels);
@@ -174,6 +178,7 @@ final class CommandPipeline implements AutoCloseable {
             disruptor.halt();
         }
         responseRegion.close();
+        descriptorRegion.close();
         dataRegion.close();
         if (sharedReceives != null) {
             sharedReceives.close();
@@ -224,6 +229,7 @@ final class CommandPipeline implements AutoCloseable {
                 case WorkRequestIds.RECEIVE, RECEIVE_SHARED -> received(event);
                 case WorkRequestIds.DATA_OUT -> dataOutArrived(event);
                 case WorkRequestIds.TABLE -> tableArrived(event);
+                case WorkRequestIds.DATA_IN -> dataInRoundWritten(slots[event.index], event);
                 case WorkRequestIds.RESPONSE -> responseSent(slots[event.index], event);
                 case TICK -> housekeeping(event);
                 default -> LOG.warning("unknown pipeline event kind " + event.kind);
@@ -429,8 +435,28 @@ final class CommandPipeline implements AutoCloseable {
             }
         }
 
+        /** A round of data-out READs completed: the next round, or the backend once the last one is in. */
         private void dataOutArrived(final PipelineEvent event) {
-            event.ready = readCompleted(event);
+            final CommandSlot slot = readCompleted(event);
+            if (slot != null && slot.moreDataOut()) {
+                try {
+                    slot.postDataOutReads(dataRegion);
+                } catch (RuntimeException e) {
+                    postFailed(slot, e);
+                }
+                return;
+            }
+            event.ready = slot;
+        }
+
+        /** A round of data-in WRITEs went: the next round (with the response behind the last), or the slot back on error. */
+        private void dataInRoundWritten(final CommandSlot slot, final PipelineEvent event) {
+            if (event.status != 0) {
+                slot.channel.closing = true; // the connection is going: no response will follow
+                release(slot, event);
+                return;
+            }
+            slot.postDataIn();
         }
 
         /**

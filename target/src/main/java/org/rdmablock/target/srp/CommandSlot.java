@@ -15,6 +15,8 @@ import org.rdmablock.verbs.SendFlags;
 import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * Everything one SRP command needs from its arrival to its response, preallocated: the SCSI command context, the
  * initiator's descriptors copied out of the IU, the RDMA READ chain that fetches data-out, the RDMA WRITE chain that
@@ -27,33 +29,49 @@ import org.rdmablock.verbs.SendWorkRequest;
  * over through the ring (or the failed-post queue), so its fields need no synchronisation.
  */
 final class CommandSlot implements ScsiCompletion {
-    /** Descriptors one command may use in each direction (an SRP_CMD IU with Linux's default 12 fits). */
-    static final int MAX_DESCRIPTORS = 16;
-    /** Bytes of the response region per slot: SRP_RSP's 36 fixed bytes, 4 of response data and sense... */
-    static final int RESPONSE_BYTES = 1024;
-    /** ...then, at this offset, room for an indirect descriptor table fetched from the initiator. */
-    static final int TABLE_OFFSET = 512;
+    /**
+     * Descriptors one command may use in each direction: ib_srp's largest {@code cmd_sg_entries} (255) fits, and so
+     * does one descriptor per 4 KiB page of a 1 MiB I/O. A longer list is refused (INVALID FIELD IN COMMAND IU).
+     */
+    static final int MAX_DESCRIPTORS = 256;
+    /** Bytes of the descriptor region per slot: the list copied out of the IU, or the table fetched by RDMA READ. */
+    static final int DESCRIPTOR_BYTES = MAX_DESCRIPTORS * SrpDirectBuffer.LENGTH;
+    /**
+     * RDMA READs or WRITEs a command posts at a time (a round): the next round follows when the last of this one
+     * completes. A command so never holds more than this many send-queue entries plus its response, whatever its
+     * descriptor count, and never has more READs outstanding than the negotiated depth (SPDK's RDMA target hung on
+     * lists longer than what it could post at once).
+     */
+    static final int TRANSFERS_PER_ROUND = 16;
+    /** Bytes of the response region per slot: SRP_RSP's 36 fixed bytes, 4 of response data and up to 252 of sense. */
+    static final int RESPONSE_BYTES = 512;
 
     final int index;
     final ScsiCommand command = new ScsiCommand();
     private final CommandPipeline pipeline;
     private final MemoryRegion responses;
     private final long responseOffset;
+    private final MemoryRegion descriptors;
+    private final long descriptorOffset;
     private final SrpResponse response = new SrpResponse();
     private final SrpTargetLogout logout = new SrpTargetLogout();
     private final org.rdmablock.protocol.srp.SrpCreditRequest creditRequest = new org.rdmablock.protocol.srp.SrpCreditRequest();
     private final SendWorkRequest responseSend = new SendWorkRequest(1);
-    private final SendWorkRequest[] transfers = new SendWorkRequest[MAX_DESCRIPTORS];
-    private final long[] remoteAddress = new long[MAX_DESCRIPTORS];
-    private final int[] remoteKey = new int[MAX_DESCRIPTORS];
-    private final int[] remoteLength = new int[MAX_DESCRIPTORS];
+    private final SendWorkRequest[] transfers = new SendWorkRequest[TRANSFERS_PER_ROUND];
     private final SrpDirectBuffer direct = new SrpDirectBuffer();
     private final SrpIndirectBuffer indirect = new SrpIndirectBuffer();
 
     SrpChannel channel;
     long tag;
     long lunField;
+    /** The initiator's descriptors, in this slot's part of the descriptor region. */
     int descriptorCount;
+    /** The first descriptor the next round transfers. */
+    int nextDescriptor;
+    /** Bytes of the data buffer the rounds so far have covered. */
+    long transferred;
+    /** Bytes of data-in still to be written (data-in rounds). */
+    private long dataInRemaining;
     /** First chunk and chunk count of the data buffer run, or -1 when the command moves no data. */
     int firstChunk = -1;
     int chunkCount;
@@ -75,12 +93,14 @@ final class CommandSlot implements ScsiCompletion {
     private int tableLength;
     private long tableTotal;
 
-    CommandSlot(final int index, final CommandPipeline pipeline, final MemoryRegion responses) {
+    CommandSlot(final int index, final CommandPipeline pipeline, final MemoryRegion responses, final MemoryRegion descriptors) {
         this.index = index;
         this.pipeline = pipeline;
         this.responses = responses;
         this.responseOffset = (long) index * RESPONSE_BYTES;
-        for (int i = 0; i < MAX_DESCRIPTORS; i++) {
+        this.descriptors = descriptors;
+        this.descriptorOffset = (long) index * DESCRIPTOR_BYTES;
+        for (int i = 0; i < TRANSFERS_PER_ROUND; i++) {
             transfers[i] = new SendWorkRequest(1);
         }
         command.setCompletion(this);
@@ -99,6 +119,8 @@ final class CommandSlot implements ScsiCompletion {
         chunkCount = 0;
         readsDataOut = false;
         descriptorCount = 0;
+        nextDescriptor = 0;
+        transferred = 0;
         dataOutLength = 0;
         dataInLength = 0;
         command.setCdb(iu.segment(), iu.cdbOffsetInSegment(), iu.cdbLength());
@@ -113,7 +135,7 @@ final class CommandSlot implements ScsiCompletion {
         if (fetchesTable) {
             readsDataOut = outFormat == SrpBufferFormat.INDIRECT;
             final SrpIndirectBuffer table = readsDataOut ? iu.dataOutIndirect(indirect) : iu.dataInIndirect(indirect);
-            if (table.tableLength() % SrpDirectBuffer.LENGTH != 0 || table.tableLength() > (long) MAX_DESCRIPTORS * SrpDirectBuffer.LENGTH) {
+            if (table.tableLength() % SrpDirectBuffer.LENGTH != 0 || table.tableLength() > DESCRIPTOR_BYTES) {
                 return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // more descriptors than a slot carries
             }
             tableAddress = table.tableVirtualAddress();
@@ -124,64 +146,70 @@ final class CommandSlot implements ScsiCompletion {
         }
         if (outFormat == SrpBufferFormat.DIRECT) {
             readsDataOut = true;
-            return loadDirect(iu.dataOutDirect(direct));
+            return loadDirect(iu, iu.dataOutDescriptorOffset(), iu.dataOutDirect(direct));
         } else if (outFormat == SrpBufferFormat.INDIRECT) {
             readsDataOut = true;
             return loadIndirect(iu, iu.dataOutDescriptorOffset(), iu.dataOutIndirect(indirect), iu.dataOutDescriptorCount());
         } else if (inFormat == SrpBufferFormat.DIRECT) {
-            return loadDirect(iu.dataInDirect(direct));
+            return loadDirect(iu, iu.dataInDescriptorOffset(), iu.dataInDirect(direct));
         } else if (inFormat == SrpBufferFormat.INDIRECT) {
             return loadIndirect(iu, iu.dataInDescriptorOffset(), iu.dataInIndirect(indirect), iu.dataInDescriptorCount());
         }
         return null;
     }
 
-    private SenseCode loadDirect(final SrpDirectBuffer d) {
+    private SenseCode loadDirect(final SrpCommand iu, final int descriptorAt, final SrpDirectBuffer d) {
         if (d.length() == 0) {
             return null;
         }
-        remoteAddress[0] = d.virtualAddress();
-        remoteKey[0] = d.key();
-        remoteLength[0] = (int) d.length();
-        descriptorCount = 1;
-        return null;
+        return loadDescriptors(iu.segment(), iu.offset() + descriptorAt, 1, d.length());
     }
 
-    private SenseCode loadIndirect(final SrpCommand iu, final int descriptorOffset, final SrpIndirectBuffer table, final int count) {
+    private SenseCode loadIndirect(final SrpCommand iu, final int descriptorAt, final SrpIndirectBuffer table, final int count) {
         if (count > MAX_DESCRIPTORS) {
             return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
         }
-        return loadDescriptors(iu.segment(), iu.offset() + descriptorOffset + SrpIndirectBuffer.DESC_LIST_OFFSET, count,
+        return loadDescriptors(iu.segment(), iu.offset() + descriptorAt + SrpIndirectBuffer.DESC_LIST_OFFSET, count,
                 table.totalLength());
     }
 
-    /** Copies {@code count} direct descriptors at {@code at}; their lengths must add up to {@code total} (as ib_srpt checks). */
-    private SenseCode loadDescriptors(final java.lang.foreign.MemorySegment list, final long at, final int count, final long total) {
+    /**
+     * Copies {@code count} direct descriptors at {@code at} of {@code list} into the slot's descriptor area (the IU's
+     * receive buffer goes back to the initiator before the data moves); their lengths must add up to {@code total}
+     * (as ib_srpt checks).
+     */
+    private SenseCode loadDescriptors(final MemorySegment list, final long at, final int count, final long total) {
+        MemorySegment.copy(list, at, descriptors.segment(), descriptorOffset, (long) count * SrpDirectBuffer.LENGTH);
+        return descriptorsAddUpTo(count, total);
+    }
+
+    private SenseCode descriptorsAddUpTo(final int count, final long total) {
         long sum = 0;
         for (int i = 0; i < count; i++) {
-            direct.wrap(list, at + (long) i * SrpDirectBuffer.LENGTH);
-            remoteAddress[i] = direct.virtualAddress();
-            remoteKey[i] = direct.key();
-            remoteLength[i] = (int) direct.length();
-            sum += direct.length();
+            sum += descriptor(i).length();
         }
         descriptorCount = count;
         return sum == total ? null : SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
     }
 
-    /** Posts the RDMA READ of the external descriptor table into this slot's table area (signaled). */
+    /** Descriptor {@code i} of the command, through the slot's one flyweight. */
+    private SrpDirectBuffer descriptor(final int i) {
+        return direct.wrap(descriptors.segment(), descriptorOffset + (long) i * SrpDirectBuffer.LENGTH);
+    }
+
+    /** Posts the RDMA READ of the external descriptor table into this slot's descriptor area (signaled). */
     void postTableRead() {
         final SendWorkRequest read = transfers[0];
         read.opcode(SendOpcode.RDMA_READ).remote(tableAddress, tableKey).next(null).flags(SendFlags.SIGNALED)
                 .wrId(WorkRequestIds.of(WorkRequestIds.TABLE, channel.id, index));
-        read.sgl().clear().add(responses, responseOffset + TABLE_OFFSET, tableLength);
+        read.sgl().clear().add(descriptors, descriptorOffset, tableLength);
         channel.queuePair.postSend(read);
     }
 
     /** The table arrived: takes its descriptors. Returns null, or the sense code to fail the command with. */
     SenseCode tableArrived() {
         fetchesTable = false;
-        return loadDescriptors(responses.segment(), responseOffset + TABLE_OFFSET, tableLength / SrpDirectBuffer.LENGTH, tableTotal);
+        return descriptorsAddUpTo(tableLength / SrpDirectBuffer.LENGTH, tableTotal);
     }
 
     /** Points the SCSI command at this slot's data buffer run with the lengths the descriptors offer. */
@@ -191,23 +219,35 @@ final class CommandSlot implements ScsiCompletion {
         command.setExpectedLengths(dataOutLength, dataInLength);
     }
 
-    /** Posts the RDMA READs that fetch the data-out into the data buffer; the last one is signaled. */
+    /** Whether descriptors remain for another round of data-out READs. */
+    boolean moreDataOut() {
+        return nextDescriptor < descriptorCount;
+    }
+
+    /**
+     * Posts the next round of RDMA READs that fetch the data-out into the data buffer: at most
+     * {@link #TRANSFERS_PER_ROUND}, and no more than the channel's read depth; the last one is signaled.
+     */
     void postDataOutReads(final MemoryRegion data) {
-        long at = data.address() + dataOffset;
-        for (int i = 0; i < descriptorCount; i++) {
-            final SendWorkRequest read = transfers[i];
+        final int end = Math.min(descriptorCount, nextDescriptor + Math.min(TRANSFERS_PER_ROUND, channel.readDepth));
+        long at = data.address() + dataOffset + transferred;
+        for (int i = nextDescriptor; i < end; i++) {
+            final SendWorkRequest read = transfers[i - nextDescriptor];
             // Only the last READ, signaled, names the slot: when one fails, each READ of the chain completes (the
             // rest flushed), and the slot must hear of it once; the others' id 0 makes their completions ticks.
-            final boolean last = i == descriptorCount - 1;
-            read.opcode(SendOpcode.RDMA_READ).remote(remoteAddress[i], remoteKey[i]).next(null)
+            final boolean last = i == end - 1;
+            final SrpDirectBuffer d = descriptor(i);
+            read.opcode(SendOpcode.RDMA_READ).remote(d.virtualAddress(), d.key()).next(null)
                     .flags(last ? SendFlags.SIGNALED : 0)
                     .wrId(last ? WorkRequestIds.of(WorkRequestIds.DATA_OUT, channel.id, index) : 0);
-            read.sgl().clear().add(at, remoteLength[i], data.lkey());
-            if (i > 0) {
-                transfers[i - 1].next(read);
+            read.sgl().clear().add(at, (int) d.length(), data.lkey());
+            if (i > nextDescriptor) {
+                transfers[i - nextDescriptor - 1].next(read);
             }
-            at += remoteLength[i];
+            at += d.length();
         }
+        transferred = at - data.address() - dataOffset;
+        nextDescriptor = end;
         channel.queuePair.postSend(transfers[0]);
     }
 
@@ -233,8 +273,46 @@ final class CommandSlot implements ScsiCompletion {
         if (done.senseLength() > 0) {
             response.setSenseData(done.senseData(), 0, done.senseLength(), ch.maxTargetToInitiatorIuLength);
         }
-        final SendWorkRequest first = chainDataIn(done.dataInLength(), prepareResponse((int) response.length()));
-        post(first);
+        prepareResponse((int) response.length());
+        dataInRemaining = descriptorCount == 0 ? 0 : done.dataInLength();
+        nextDescriptor = 0;
+        transferred = 0;
+        postDataIn();
+    }
+
+    /**
+     * Posts the next round of data-in RDMA WRITEs (unsignaled), the response behind them when they are the last; else
+     * the round's last WRITE is signaled, and its completion brings the slot back to post the next round (intake).
+     */
+    void postDataIn() {
+        if (dataInRemaining <= 0) {
+            post(responseSend);
+            return;
+        }
+        final MemoryRegion data = pipeline.dataRegion();
+        long at = data.address() + dataOffset + transferred;
+        SendWorkRequest previous = null;
+        int posted = 0;
+        while (posted < TRANSFERS_PER_ROUND && nextDescriptor < descriptorCount && dataInRemaining > 0) {
+            final SrpDirectBuffer d = descriptor(nextDescriptor++);
+            final int length = (int) Math.min(dataInRemaining, d.length());
+            final SendWorkRequest write = transfers[posted++];
+            write.opcode(SendOpcode.RDMA_WRITE).flags(0).remote(d.virtualAddress(), d.key()).next(null).wrId(0);
+            write.sgl().clear().add(at, length, data.lkey());
+            if (previous != null) {
+                previous.next(write);
+            }
+            previous = write;
+            at += length;
+            dataInRemaining -= length;
+        }
+        transferred = at - data.address() - dataOffset;
+        if (dataInRemaining <= 0 || nextDescriptor == descriptorCount) {
+            previous.next(responseSend); // RC ordering: the initiator sees the data before the response
+        } else {
+            previous.flags(SendFlags.SIGNALED).wrId(WorkRequestIds.of(WorkRequestIds.DATA_IN, channel.id, index));
+        }
+        post(transfers[0]);
     }
 
     /** Answers a task management request with {@code responseCode} (SRP_RSP with RSPVALID). */
@@ -273,34 +351,6 @@ final class CommandSlot implements ScsiCompletion {
                 .wrId(WorkRequestIds.of(WorkRequestIds.RESPONSE, channel.id, index));
         responseSend.sgl().clear().add(responses, responseOffset, length);
         return responseSend;
-    }
-
-    /** Links the WRITEs that carry {@code bytes} of data-in in front of {@code tail}; returns the chain's head. */
-    private SendWorkRequest chainDataIn(final long bytes, final SendWorkRequest tail) {
-        if (bytes <= 0 || descriptorCount == 0) {
-            return tail;
-        }
-        final MemoryRegion data = pipeline.dataRegion();
-        long remaining = bytes;
-        long at = data.address() + dataOffset;
-        SendWorkRequest head = null;
-        SendWorkRequest previous = null;
-        for (int i = 0; i < descriptorCount && remaining > 0; i++) {
-            final int length = (int) Math.min(remaining, remoteLength[i] & 0xFFFF_FFFFL);
-            final SendWorkRequest write = transfers[i];
-            write.opcode(SendOpcode.RDMA_WRITE).flags(0).remote(remoteAddress[i], remoteKey[i]).next(null).wrId(0);
-            write.sgl().clear().add(at, length, data.lkey());
-            if (previous == null) {
-                head = write;
-            } else {
-                previous.next(write);
-            }
-            previous = write;
-            at += length;
-            remaining -= length;
-        }
-        previous.next(tail);
-        return head;
     }
 
     private void post(final SendWorkRequest chain) {

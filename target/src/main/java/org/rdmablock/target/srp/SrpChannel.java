@@ -28,6 +28,8 @@ final class SrpChannel {
     final long maxTargetToInitiatorIuLength;
     /** Negotiated immediate data offset, or 0 when immediate data is off. */
     final int immediateDataOffset;
+    /** RDMA READs the target may have outstanding on this channel (the ORD it accepted with). */
+    final int readDepth;
     /** This channel's own receive buffers, or the target's shared ones (SRQ). */
     final ReceiveBuffers receives;
 
@@ -57,7 +59,7 @@ final class SrpChannel {
 
     SrpChannel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
                final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,
-               final int immediateDataOffset, final ReceiveBuffers shared) {
+               final int immediateDataOffset, final int readDepth, final ReceiveBuffers shared) {
         this.id = id;
         this.connection = connection;
         this.queuePair = queuePair;
@@ -67,6 +69,7 @@ final class SrpChannel {
         this.iuLength = iuLength;
         this.maxTargetToInitiatorIuLength = maxTiIuLength;
         this.immediateDataOffset = immediateDataOffset;
+        this.readDepth = Math.max(1, readDepth);
         this.receives = shared != null ? shared : ReceiveBuffers.forChannel(id, queuePair, credits + SPARE_RECEIVES, iuLength);
         this.lastActivityNanos = System.nanoTime();
     }

@@ -53,6 +53,8 @@ public final class SrpTarget implements AutoCloseable {
     static final int MAX_SHARED_RECEIVES = 4096;
     /** How long a stopping target waits for its SRP_T_LOGOUTs to go before it disconnects what is left. */
     static final Duration SHUTDOWN_LOGOUT_WAIT = Duration.ofSeconds(2);
+    /** Most RDMA READs in flight per channel, each way (ORD and IRD offered at accept). */
+    static final int MAX_READ_DEPTH = 16;
 
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
@@ -224,10 +226,11 @@ public final class SrpTarget implements AutoCloseable {
         }
         final int credits = config.channel().credits();
         final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, srq,
-                new QueuePairCapabilities(credits * (CommandSlot.MAX_DESCRIPTORS + 1) + 1,
+                new QueuePairCapabilities(credits * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
         final SrpChannel channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
-                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset, pipeline.sharedReceives);
+                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
+                readDepth(request.readDepths()), pipeline.sharedReceives);
         channel.postAllReceives();
         pipeline.channels.set(channelId, channel);
         if (pipeline.directory != null) {
@@ -246,8 +249,8 @@ public final class SrpTarget implements AutoCloseable {
         final int multichannel = channel.multichannelResult;
         final int channelId = channel.id;
         final ConnectionId.ReadDepths depths = request.readDepths();
-        final int ord = depths.peerResponderResources() > 0 ? Math.min(16, depths.peerResponderResources()) : 16;
-        final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(16, depths.peerInitiatorDepth()) : 0;
+        final int ord = channel.readDepth;
+        final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerInitiatorDepth()) : 0;
         try {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
@@ -262,6 +265,11 @@ public final class SrpTarget implements AutoCloseable {
         }
         LOG.info(channel + " logged in: " + credits + " credits, IU " + login.requestedIuLength + " bytes, immediate data "
                 + (login.immediateDataOffset != 0 ? "at " + login.immediateDataOffset : "off"));
+    }
+
+    /** The RDMA READs the target may have outstanding: what the initiator's responder takes, at most {@link #MAX_READ_DEPTH}. */
+    private static int readDepth(final ConnectionId.ReadDepths depths) {
+        return depths.peerResponderResources() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerResponderResources()) : MAX_READ_DEPTH;
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */

@@ -21,6 +21,8 @@ final class WorkRequestIds {
     static final int DATA_OUT = 3;
     /** The RDMA READ of an indirect descriptor table that did not fit in the IU; signaled. */
     static final int TABLE = 4;
+    /** The last RDMA WRITE of a round of data-in that is not the command's last round; signaled, it starts the next. */
+    static final int DATA_IN = 5;
 
     private WorkRequestIds() {
     }

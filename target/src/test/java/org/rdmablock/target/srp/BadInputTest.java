@@ -98,12 +98,12 @@ class BadInputTest extends TargetTestBase {
                         ini.sendRaw(ini.slotOf(tag), ini.buildIndirect(tag, LUN0, TestInitiator.write16(GUARDED_LBA, 4), true,
                                 new long[]{ini.data.address(), ini.data.address() + 1024}, ini.data.rkey(),
                                 new int[]{1024, 1024}, 4096))),
-                Arguments.of("17 indirect descriptors (16 served)", (BadCommand) (ini, tag) -> {
-                    final TestInitiator.Extent[] extents = new TestInitiator.Extent[17];
+                Arguments.of("257 indirect descriptors (256 served)", (BadCommand) (ini, tag) -> {
+                    final TestInitiator.Extent[] extents = new TestInitiator.Extent[CommandSlot.MAX_DESCRIPTORS + 1];
                     for (int i = 0; i < extents.length; i++) {
                         extents[i] = new TestInitiator.Extent(i * 1024L, 512);
                     }
-                    ini.submitIndirect(tag, LUN0, TestInitiator.write16(GUARDED_LBA, 17), true, extents);
+                    ini.submitIndirect(tag, LUN0, TestInitiator.write16(GUARDED_LBA, extents.length), true, extents);
                 }),
                 Arguments.of("a descriptor of 4 GiB - 1 (over the max I/O size)", (BadCommand) (ini, tag) ->
                         ini.submitDirect(tag, LUN0, TestInitiator.read16(0, 1), false, ini.data.address(), ini.data.rkey(), 0xFFFF_FFFFL)),

@@ -98,7 +98,7 @@ final class PipelineHarness implements AutoCloseable {
         for (int c = 0; c < channelCount; c++) {
             queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt);
             channels[c] = new SrpChannel(c, null, queuePairs[c], new InitiatorPortId(1, c), units, queueDepth, IU_LENGTH,
-                    IU_LENGTH, IMMEDIATE_OFFSET, null);
+                    IU_LENGTH, IMMEDIATE_OFFSET, SrpTarget.MAX_READ_DEPTH, null);
             channels[c].postAllReceives();
             pipeline.channels.set(c, channels[c]);
         }
