@@ -75,6 +75,8 @@ final class CommandPipeline implements AutoCloseable {
     private final ConcurrentLinkedQueue<CommandSlot> failedPosts = new ConcurrentLinkedQueue<>();
     /** Channels whose connection ended (rdma_cm's disconnect, on a provider thread), for the intake stage. */
     private final ConcurrentLinkedQueue<SrpChannel> disconnected = new ConcurrentLinkedQueue<>();
+    /** Channels a login with multichannel action SINGLE ended (login threads): the intake stage logs them out. */
+    private final ConcurrentLinkedQueue<SrpChannel> endedBySingle = new ConcurrentLinkedQueue<>();
     /** The shared receive buffers (SRQ mode), or null. */
     final ReceiveBuffers sharedReceives;
     /** QP number to channel, for shared receives; null without an SRQ. */
@@ -137,7 +139,15 @@ final class CommandPipeline implements AutoCloseable {
 
     /** Whether the intake stage has side-queue work (failed posts, ended connections) that only a tick brings it to. */
     boolean hasHousekeeping() {
-        return !failedPosts.isEmpty() || !disconnected.isEmpty();
+        return !failedPosts.isEmpty() || !disconnected.isEmpty() || !endedBySingle.isEmpty();
+    }
+
+    /**
+     * Login thread: a login with multichannel action SINGLE ends {@code channel}; the intake stage sends it SRP_T_LOGOUT
+     * (reason: multichannel action) and disconnects it once that has gone.
+     */
+    void endBySingleLogin(final SrpChannel channel) {
+        endedBySingle.add(channel);
     }
 
     /** Provider thread: the channel's connection ended; the intake stage drains and frees it. */
@@ -337,8 +347,8 @@ final class CommandPipeline implements AutoCloseable {
             final SrpCommand iu = decoder.command();
             final CommandSlot slot = slots[freeSlots[freeCount - 1]];
             SenseCode failure = slot.load(channel, iu);
-            if (failure == null && channel.lunsChanged && reportsUnitAttention(iu.cdbByte(0))) {
-                channel.lunsChanged = false;
+            if (failure == null && channel.nexusLunsChanged.get() && reportsUnitAttention(iu.cdbByte(0))
+                    && channel.nexusLunsChanged.compareAndSet(true, false)) {
                 failure = SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED;
             }
             final long needed = Math.max(slot.dataOutLength, slot.dataInLength);
@@ -568,6 +578,14 @@ final class CommandPipeline implements AutoCloseable {
             while ((ended = disconnected.poll()) != null) {
                 ended.closing = true;
                 releaseIfDrained(ended);
+            }
+            SrpChannel single;
+            while (freeCount > 0 && (single = endedBySingle.poll()) != null) {
+                if (!single.closing && !single.loggingOut && channels.get(single.id) == single) {
+                    single.loggingOut = true;
+                    single.outstandingCommands++;
+                    takeSlot().sendTargetLogout(single, SrpTargetLogout.REASON_MULTICHANNEL_ACTION);
+                }
             }
             CommandSlot failed;
             while ((failed = failedPosts.poll()) != null) {

@@ -150,7 +150,7 @@ public final class SrpTarget implements AutoCloseable {
         for (int i = 0; i < p.channels.length(); i++) {
             final SrpChannel channel = p.channels.get(i);
             if (channel != null && channel.initiator.equals(initiator)) {
-                channel.lunsChanged = true;
+                channel.nexusLunsChanged.set(true); // one flag per nexus: its channels share it
             }
         }
     }
@@ -232,13 +232,14 @@ public final class SrpTarget implements AutoCloseable {
                 (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
                 readDepth(request.readDepths()), pipeline.sharedReceives);
         channel.postAllReceives();
+        // before the channel is published: it takes its nexus's unit attention flag from the others
+        channel.multichannelResult = applyMultichannelAction(login, channel);
+        channel.login = login;
         pipeline.channels.set(channelId, channel);
         if (pipeline.directory != null) {
             pipeline.directory.add(qp.qpNum(), channelId);
         }
         request.onDisconnect(id -> pipeline.disconnected(channel));
-        channel.multichannelResult = applyMultichannelAction(login, channel);
-        channel.login = login;
         return channel;
     }
 
@@ -277,8 +278,12 @@ public final class SrpTarget implements AutoCloseable {
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < pipeline.channels.length(); i++) {
             final SrpChannel other = pipeline.channels.get(i);
-            if (other != null && other != admitted && other.initiator.equals(login.initiator) && !other.closing) {
-                others.add(other);
+            if (other != null && other != admitted && other.initiator.equals(login.initiator)) {
+                // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
+                admitted.nexusLunsChanged = other.nexusLunsChanged;
+                if (!other.closing) {
+                    others.add(other);
+                }
             }
         }
         if (others.isEmpty()) {
@@ -288,8 +293,8 @@ public final class SrpTarget implements AutoCloseable {
             return SrpLoginResponse.MULTICHANNEL_MAINTAINED;
         }
         for (final SrpChannel other : others) {
-            LOG.info(other + " ended: the initiator logged in again with multichannel action SINGLE");
-            other.connection.disconnect(); // its flushed completions drain it through the pipeline
+            LOG.info(other + " ending: the initiator logged in again with multichannel action SINGLE");
+            pipeline.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
         }
         return SrpLoginResponse.MULTICHANNEL_TERMINATED;
     }

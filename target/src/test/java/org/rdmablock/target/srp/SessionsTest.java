@@ -8,6 +8,8 @@ import org.rdmablock.protocol.srp.SrpLoginRequest;
 import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpResponse;
+import org.rdmablock.protocol.srp.SrpTargetLogout;
+import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.srp.TestInitiator.Response;
 
 import java.time.Duration;
@@ -115,9 +117,32 @@ class SessionsTest extends TargetTestBase {
         assertEquals(SrpLoginResponse.MULTICHANNEL_TERMINATED, second.login.flags() & 0x03, "the earlier channel was ended");
         final TestInitiator.Ending ending = first.awaitEnding(Duration.ofSeconds(5));
         assertTrue(ending.disconnected(), "the earlier channel is gone: " + ending);
+        assertTrue(ending.responses().stream().anyMatch(r -> r.opcode() == SrpOpcode.T_LOGOUT
+                        && r.logoutReason() == SrpTargetLogout.REASON_MULTICHANNEL_ACTION),
+                "the earlier channel was told why (SRP_T_LOGOUT, multichannel action): " + ending);
         awaitTargetIdle(2);
         verifiedWriteAndRead(second, 8, 8, 2);
         verifiedWriteAndRead(other, 16, 8, 3);
+    }
+
+    /**
+     * A unit attention belongs to the I_T nexus (SAM-5 6.6), which SRP's channels of one initiator port share: it is
+     * reported on whichever channel the next command comes, once, and a channel logged in later still sees it.
+     */
+    @Test
+    void aUnitAttentionIsReportedOncePerNexusNotOncePerChannel() {
+        final TestInitiator first = login(0xF6);
+        final TestInitiator second = login(0xF6);
+        assertEquals(SrpLoginResponse.MULTICHANNEL_MAINTAINED, second.login.flags() & 0x03);
+        final TestInitiator stranger = login(0xF7);
+        target.lunInventoryChanged(new InitiatorPortId(0xF6, 0x1));
+        final TestInitiator third = login(0xF6);
+        final TestInitiator.Response ua = third.execute(LUN0, new byte[6], 0, 0, 0, false);
+        assertEquals(ScsiStatus.CHECK_CONDITION, ua.status(), "the nexus's pending unit attention, on its newest channel");
+        assertEquals(0x3F, Byte.toUnsignedInt(ua.sense()[12]), "REPORTED LUNS DATA HAS CHANGED");
+        assertEquals(ScsiStatus.GOOD, first.execute(LUN0, new byte[6], 0, 0, 0, false).status(), "reported once per nexus");
+        assertEquals(ScsiStatus.GOOD, second.execute(LUN0, new byte[6], 0, 0, 0, false).status(), "reported once per nexus");
+        assertEquals(ScsiStatus.GOOD, stranger.execute(LUN0, new byte[6], 0, 0, 0, false).status(), "another nexus has none");
     }
 
     @Test
