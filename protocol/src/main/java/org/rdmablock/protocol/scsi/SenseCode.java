@@ -22,6 +22,8 @@ public enum SenseCode {
     INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT(SenseKey.ILLEGAL_REQUEST, 0x0E, 0x03),
     /** The transport failed to move the data (an RDMA READ or WRITE error): the command may be retried. */
     DATA_PHASE_ERROR(SenseKey.ABORTED_COMMAND, 0x4B, 0x00),
+    /** The command did not finish within the target's command timeout; the initiator may retry it. */
+    COMMAND_TIMEOUT_DURING_PROCESSING(SenseKey.ABORTED_COMMAND, 0x2E, 0x02),
     /** The LUN inventory of this I_T nexus changed (a reload added or removed units), as Linux's LIO reports it. */
     REPORTED_LUNS_DATA_HAS_CHANGED(SenseKey.UNIT_ATTENTION, 0x3F, 0x0E);
 

@@ -6,8 +6,9 @@ import java.time.Duration;
  * Timeouts.
  *
  * @param idle    a channel with no traffic for this long is logged out (zero: never)
- * @param command a command the backend has not finished after this long is to be aborted with CHECK CONDITION (zero:
- *                never); read and checked, not enforced yet: a backend call on a pipeline thread cannot be interrupted
+ * @param command a command the backend has not finished this long after it was handed to it is answered CHECK
+ *                CONDITION, ABORTED COMMAND, COMMAND TIMEOUT DURING PROCESSING (zero: never); its slot and buffer are
+ *                kept until the backend call returns, since a call on a pipeline thread cannot be interrupted
  */
 public record TimeoutConfig(Duration idle, Duration command) {
     /** Idle channels are kept by default: an initiator with no I/O is not a fault. */

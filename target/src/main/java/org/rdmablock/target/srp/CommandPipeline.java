@@ -83,6 +83,8 @@ final class CommandPipeline implements AutoCloseable {
     final QueuePairDirectory directory;
     private final long maxIoSize;
     private final long idleTimeoutNanos;
+    /** A command still with its backend thread this long after the hand-over is answered (0: never). */
+    private final long commandTimeoutNanos;
     private volatile boolean shuttingDown;
     private static final java.lang.foreign.ValueLayout.OfLong BE_LONG =
             java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
@@ -94,11 +96,13 @@ final class CommandPipeline implements AutoCloseable {
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
                     final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout,
+                    final java.time.Duration commandTimeout,
                     final ReceiveBuffers sharedReceives) {
         this.sharedReceives = sharedReceives;
         this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
         this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.commandTimeoutNanos = commandTimeout.toNanos();
         this.dataRegion = pd.registerMemory(arena.allocate(dataBytes, 4096), AccessFlags.LOCAL_WRITE);
         this.responseRegion = pd.registerMemory(arena.allocate((long) slotCount * CommandSlot.RESPONSE_BYTES, 4096),
                 AccessFlags.LOCAL_WRITE);
@@ -438,6 +442,7 @@ final class CommandPipeline implements AutoCloseable {
 
         private void ready(final CommandSlot slot, final PipelineEvent event) {
             if (event != null && event.ready == null) {
+                slot.handToBackend(System.nanoTime());
                 event.ready = slot;
             } else {
                 // Only one slot rides on an event; others (woken waiters) go through the same path on the next tick.
@@ -448,7 +453,10 @@ final class CommandPipeline implements AutoCloseable {
         /** A round of data-out READs completed: the next round, or the backend once the last one is in. */
         private void dataOutArrived(final PipelineEvent event) {
             final CommandSlot slot = readCompleted(event);
-            if (slot != null && slot.moreDataOut()) {
+            if (slot == null) {
+                return;
+            }
+            if (slot.moreDataOut()) {
                 try {
                     slot.postDataOutReads(dataRegion);
                 } catch (RuntimeException e) {
@@ -456,7 +464,7 @@ final class CommandPipeline implements AutoCloseable {
                 }
                 return;
             }
-            event.ready = slot;
+            ready(slot, event);
         }
 
         /** A round of data-in WRITEs went: the next round (with the response behind the last), or the slot back on error. */
@@ -492,6 +500,9 @@ final class CommandPipeline implements AutoCloseable {
             if (event.status != 0) {
                 slot.channel.closing = true;
             }
+            if (slot.phase == CommandSlot.TIMED_OUT && !slot.releaseHold()) {
+                return; // answered by the timeout; its backend call has not returned yet and frees it when it does
+            }
             release(slot, event);
         }
 
@@ -520,6 +531,7 @@ final class CommandPipeline implements AutoCloseable {
             final CommandSlot slot = slots[freeSlots[--freeCount]];
             slot.inUse = true;
             slot.aborted = false;
+            slot.phase = CommandSlot.IDLE;
             slot.disconnectAfter = false;
             // No residual from the slot's last command: one failed or refused before attachData offers nothing.
             slot.command.setExpectedLengths(0, 0);
@@ -548,7 +560,7 @@ final class CommandPipeline implements AutoCloseable {
             final long lun = tm.lun();
             final long taskTag = tm.taskTag();
             for (final CommandSlot slot : slots) {
-                if (slot.inUse && slot.lunField == lun && (slot.channel == channel || allInitiators)
+                if (slot.inUse && slot.phase != CommandSlot.TIMED_OUT && slot.lunField == lun && (slot.channel == channel || allInitiators)
                         && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag()) {
                     slot.aborted = true;
                 }
@@ -589,6 +601,9 @@ final class CommandPipeline implements AutoCloseable {
             }
             CommandSlot failed;
             while ((failed = failedPosts.poll()) != null) {
+                if (failed.phase == CommandSlot.TIMED_OUT && !failed.releaseHold()) {
+                    continue; // the other of its response and its backend call is still out
+                }
                 if (failed.aborted) {
                     failed.channel.creditsInUse.decrementAndGet();
                     failed.channel.pendingCredits.incrementAndGet();
@@ -596,6 +611,9 @@ final class CommandPipeline implements AutoCloseable {
                 release(failed, event);
             }
             final long now = System.nanoTime();
+            if (commandTimeoutNanos > 0) {
+                answerTimedOutCommands(now);
+            }
             for (int i = 0; i < channels.length(); i++) {
                 final SrpChannel channel = channels.get(i);
                 if (channel == null || channel.closing || channel.loggingOut || freeCount == 0) {
@@ -613,6 +631,25 @@ final class CommandPipeline implements AutoCloseable {
                     channel.outstandingCommands++;
                     takeSlot().sendCreditRequest(channel, channel.pendingCredits.getAndSet(0));
                 }
+            }
+        }
+
+        /** Answers every command that has been with a backend thread longer than the command timeout (one log line). */
+        private void answerTimedOutCommands(final long now) {
+            int answered = 0;
+            CommandSlot example = null;
+            for (final CommandSlot slot : slots) {
+                if (slot.phase == CommandSlot.IN_BACKEND && !slot.aborted && now - slot.readyNanos > commandTimeoutNanos
+                        && slot.answerTimedOut()) {
+                    answered++;
+                    example = slot;
+                }
+            }
+            if (answered > 0) {
+                LOG.warning(answered + " command(s) still in the backend after the command timeout of "
+                        + java.time.Duration.ofNanos(commandTimeoutNanos) + " answered ABORTED COMMAND, COMMAND TIMEOUT"
+                        + " DURING PROCESSING (e.g. tag " + example.tag + " on " + example.channel
+                        + "); their buffers stay taken until the backend returns");
             }
         }
 
@@ -669,8 +706,14 @@ final class CommandPipeline implements AutoCloseable {
         public void onEvent(final PipelineEvent event, final long sequence, final boolean endOfBatch) {
             final CommandSlot slot = event.ready;
             if (slot != null && slot.index % threads == ordinal) {
-                if (slot.aborted) {
-                    postFailed(slot, null); // dropped: the intake stage frees it and returns its credit
+                if (slot.phase == CommandSlot.TIMED_OUT) {
+                    slot.backendReturned(); // answered by the timeout while it queued behind a slow call
+                } else if (slot.aborted) {
+                    if (slot.leaveBackend()) {
+                        postFailed(slot, null); // dropped: the intake stage frees it and returns its credit
+                    } else {
+                        slot.backendReturned();
+                    }
                 } else {
                     slot.channel.units.execute(slot.lunField, slot.command);
                 }

@@ -3,7 +3,10 @@ package org.rdmablock.target.srp;
 import org.rdmablock.protocol.scsi.ResidualKind;
 import org.rdmablock.protocol.scsi.ScsiCommand;
 import org.rdmablock.protocol.scsi.ScsiCompletion;
+import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
+import org.rdmablock.protocol.scsi.SenseData;
+import org.rdmablock.protocol.scsi.SenseFormat;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDirectBuffer;
 import org.rdmablock.protocol.srp.SrpIndirectBuffer;
@@ -46,6 +49,29 @@ final class CommandSlot implements ScsiCompletion {
     /** Bytes of the response region per slot: SRP_RSP's 36 fixed bytes, 4 of response data and up to 252 of sense. */
     static final int RESPONSE_BYTES = 512;
 
+    /** {@link #phase}: not with a backend thread (the intake stage's, or answered). */
+    static final int IDLE = 0;
+    /** {@link #phase}: handed to a backend thread, not answered yet. */
+    static final int IN_BACKEND = 1;
+    /**
+     * {@link #phase}: answered by the command timeout while the backend call runs on; the slot is freed once both its
+     * response has gone and the backend call has returned ({@link #holds}).
+     */
+    static final int TIMED_OUT = 2;
+    private static final java.lang.invoke.VarHandle PHASE;
+    /** Fixed-format sense of a timed-out command, built once. */
+    private static final MemorySegment TIMEOUT_SENSE = MemorySegment.ofArray(new byte[SenseData.FIXED_LENGTH]);
+
+    static {
+        try {
+            final java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            PHASE = lookup.findVarHandle(CommandSlot.class, "phase", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        SenseData.write(TIMEOUT_SENSE, 0, SenseFormat.FIXED, SenseCode.COMMAND_TIMEOUT_DURING_PROCESSING);
+    }
+
     final int index;
     final ScsiCommand command = new ScsiCommand();
     private final CommandPipeline pipeline;
@@ -84,6 +110,18 @@ final class CommandSlot implements ScsiCompletion {
     boolean inUse;
     /** Aborted by task management: the backend stage drops it if it has not started it. */
     volatile boolean aborted;
+    /**
+     * Who answers the command: {@link #IDLE}, {@link #IN_BACKEND} or {@link #TIMED_OUT}. The backend thread's
+     * completion and the intake stage's timeout race for it by CAS, so that exactly one response goes.
+     */
+    volatile int phase;
+    /**
+     * Of a timed-out slot: its response and its backend call, each released on the intake stage (the backend call's
+     * through the side queue); the last frees the slot.
+     */
+    int holds;
+    /** When the intake stage handed the command to a backend thread (intake stage only). */
+    long readyNanos;
     /** Disconnect the channel once this slot's response has gone (SRP_T_LOGOUT). */
     boolean disconnectAfter;
     /** Whether the descriptor table is outside the IU and must be fetched by RDMA READ first (SRP r16a 5.5.4). */
@@ -257,6 +295,10 @@ final class CommandSlot implements ScsiCompletion {
      */
     @Override
     public void completed(final ScsiCommand done) {
+        if (phase != IDLE && !PHASE.compareAndSet(this, IN_BACKEND, IDLE)) {
+            backendReturned(); // the command timeout answered it meanwhile: this result goes nowhere
+            return;
+        }
         final SrpChannel ch = channel;
         response.wrap(responses.segment(), responseOffset).reset();
         response.setTag(tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(done.status());
@@ -313,6 +355,45 @@ final class CommandSlot implements ScsiCompletion {
             previous.flags(SendFlags.SIGNALED).wrId(WorkRequestIds.of(WorkRequestIds.DATA_IN, channel.id, index));
         }
         post(transfers[0]);
+    }
+
+    /** Intake stage: hands the command to a backend thread (through the ring), from now on under the timeout. */
+    void handToBackend(final long now) {
+        readyNanos = now;
+        phase = IN_BACKEND;
+    }
+
+    /** Backend thread, for a command it will not execute (aborted): false when the timeout answered it first. */
+    boolean leaveBackend() {
+        return PHASE.compareAndSet(this, IN_BACKEND, IDLE);
+    }
+
+    /**
+     * Intake stage: answers a command still with its backend thread after the command timeout: CHECK CONDITION,
+     * ABORTED COMMAND, COMMAND TIMEOUT DURING PROCESSING, no data. False when the backend answered first. The slot and
+     * its data buffer stay taken until the backend call returns as well.
+     */
+    boolean answerTimedOut() {
+        if (!PHASE.compareAndSet(this, IN_BACKEND, TIMED_OUT)) {
+            return false;
+        }
+        holds = 2;
+        final SrpChannel ch = channel;
+        response.wrap(responses.segment(), responseOffset).reset();
+        response.setTag(tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(ScsiStatus.CHECK_CONDITION);
+        response.setSenseData(TIMEOUT_SENSE, 0, SenseData.FIXED_LENGTH, ch.maxTargetToInitiatorIuLength);
+        post(prepareResponse((int) response.length()));
+        return true;
+    }
+
+    /** Intake stage, of a timed-out slot: one of its two holds is done; true for the last, whose caller frees the slot. */
+    boolean releaseHold() {
+        return --holds == 0;
+    }
+
+    /** Backend thread: the call of a timed-out command returned; the intake stage takes it through the side queue. */
+    void backendReturned() {
+        pipeline.postFailed(this, null);
     }
 
     /** Answers a task management request with {@code responseCode} (SRP_RSP with RSPVALID). */

@@ -329,7 +329,7 @@ public final class SrpTarget implements AutoCloseable {
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
-                config.channel().maxChannels(), config.timeouts().idle(), shared);
+                config.channel().maxChannels(), config.timeouts().idle(), config.timeouts().command(), shared);
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
         return true;
