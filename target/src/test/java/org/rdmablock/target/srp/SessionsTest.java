@@ -187,7 +187,7 @@ class SessionsTest extends TargetTestBase {
         ini.sendLogout(2);
         assertTrue(ini.awaitEnding(Duration.ofSeconds(5)).disconnected());
         assertEquals(1, target.channelCount(), "the channel stays until its command is done");
-        assertEquals(1, target.dataChunksInUse(), "the READ holds its buffer");
+        assertEquals(65536 / CommandPipeline.DATA_CHUNK_BYTES, target.dataChunksInUse(), "the READ holds its buffer");
         lun0Gate.release();
         awaitTargetIdle(0);
     }
@@ -202,7 +202,8 @@ class SessionsTest extends TargetTestBase {
         }
         awaitTrue(() -> lun0Gate.heldCount() == 4, () -> "the READs wait in the backend");
         ini.close(); // no logout: the connection just goes
-        assertEquals(4, target.dataChunksInUse(), "the READs hold their buffers until they finish");
+        assertEquals(4 * 65536 / CommandPipeline.DATA_CHUNK_BYTES, target.dataChunksInUse(),
+                "the READs hold their buffers until they finish");
         lun0Gate.release();
         awaitTargetIdle(1);
         verifiedWriteAndRead(other, 8, 8, 10);
