@@ -11,10 +11,13 @@ import org.rdmablock.target.config.TargetConfig;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -26,8 +29,8 @@ import java.util.logging.Logger;
  * dropping it). Reloads add, remove and replace units and report which initiators' inventories changed, so that their
  * sessions get the REPORTED LUNS DATA HAS CHANGED unit attention.
  *
- * <p>Threads: built and reloaded under its own lock (start-up, SIGHUP, logins); the tables it hands out are read by the
- * pipeline without locks (they copy on write).
+ * <p>Threads: built and reloaded under its own lock (start-up, SIGHUP, logins; a login waits while a reload waits for
+ * the commands in flight); the tables it hands out are read by the pipeline without locks (they copy on write).
  */
 public final class LunInventory implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(LunInventory.class.getName());
@@ -43,6 +46,8 @@ public final class LunInventory implements AutoCloseable {
     private final int maxTransferBytes;
     private final Map<Integer, Lun> luns = new LinkedHashMap<>();
     private final Map<InitiatorPortId, LogicalUnitTable> views = new HashMap<>();
+    /** LUNs a reload failed to reopen: configured but not served; the next reload tries them again as it reopens. */
+    private final Set<Integer> leftOut = new HashSet<>();
 
     private record Lun(LunConfig config, BlockBackend backend, LogicalUnit unit) {
     }
@@ -105,61 +110,127 @@ public final class LunInventory implements AutoCloseable {
         return view;
     }
 
+    /** Whether the LUNs served now are exactly {@code wanted} (a reload left none out and has nothing to apply). */
+    public synchronized boolean serves(final List<LunConfig> wanted) {
+        if (wanted.size() != luns.size()) {
+            return false;
+        }
+        for (final LunConfig lun : wanted) {
+            final Lun current = luns.get(lun.number());
+            if (current == null || !current.config().equals(lun)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
-     * Applies a reloaded configuration's LUNs: opens the new and changed ones first (a failure changes nothing), then
-     * swaps them into every initiator's table and closes what went. Calls {@code inventoryChanged} for each initiator
-     * whose set of units changed. Returns a one-line summary.
+     * Applies a reloaded configuration's LUNs, in this order:
+     * <ol>
+     *     <li>opens the added LUNs (a failure closes them again and throws: nothing changed);</li>
+     *     <li>takes the removed and changed units out of every initiator's table (commands that come from now on
+     *     find no unit there);</li>
+     *     <li>calls {@code quiesce}, which returns once no command that may have found one of those units is still
+     *     executing (false when it gave up waiting: a warning, and the backends close anyway);</li>
+     *     <li>closes their backends;</li>
+     *     <li>reopens the changed LUNs (after the close: the same file or DB cannot be open twice); one that fails to
+     *     open is left out (in no table, its old backend closed), logged and named in the summary, and the next
+     *     reload that still configures it tries again to open it, as it reopens a changed LUN;</li>
+     *     <li>adds the added and reopened units to the tables of the initiators they allow.</li>
+     * </ol>
+     * Unchanged LUNs keep their unit and backend throughout. Calls {@code inventoryChanged} for each initiator whose
+     * set of units changed, once the tables are final. Returns a one-line summary.
      */
-    public synchronized String reload(final List<LunConfig> wanted, final Consumer<InitiatorPortId> inventoryChanged) {
+    public synchronized String reload(final List<LunConfig> wanted, final Consumer<InitiatorPortId> inventoryChanged,
+                                      final BooleanSupplier quiesce) {
         final Map<Integer, LunConfig> byNumber = new LinkedHashMap<>();
         wanted.forEach(l -> byNumber.put(l.number(), l));
-        final Map<Integer, Lun> opened = new LinkedHashMap<>();
+        final Map<Integer, Lun> incoming = new LinkedHashMap<>();
+        final List<LunConfig> changed = new ArrayList<>();
         try {
             for (final LunConfig lun : byNumber.values()) {
                 final Lun current = luns.get(lun.number());
-                if (current == null || !current.config().equals(lun)) {
-                    if (current != null) {
-                        // the same file or DB cannot be open twice: changed units close before they reopen
-                        closeBackend(current);
-                    }
-                    opened.put(lun.number(), open(lun));
+                if (current == null && !leftOut.contains(lun.number())) {
+                    incoming.put(lun.number(), open(lun));
+                } else if (current == null || !current.config().equals(lun)) {
+                    changed.add(lun); // access lists are part of the config: a changed list reopens the unit too
                 }
             }
         } catch (RuntimeException e) {
-            opened.values().forEach(LunInventory::closeBackend);
+            incoming.values().forEach(LunInventory::closeBackend);
             throw e;
         }
-        final List<Integer> removed = new ArrayList<>();
-        for (final Integer number : luns.keySet()) {
-            if (!byNumber.containsKey(number)) {
-                removed.add(number);
+        final List<Lun> going = new ArrayList<>();
+        for (final Lun lun : luns.values()) {
+            final LunConfig next = byNumber.get(lun.config().number());
+            if (next == null || !next.equals(lun.config())) {
+                going.add(lun);
             }
         }
-        final Map<InitiatorPortId, LogicalUnitTable> current = new HashMap<>(views);
-        for (final Map.Entry<InitiatorPortId, LogicalUnitTable> view : current.entrySet()) {
-            final InitiatorPortId initiator = view.getKey();
-            final LogicalUnitTable table = view.getValue();
-            boolean changed = false;
-            for (final Integer number : removed) {
-                changed |= table.remove(number) != null;
-            }
-            for (final Lun lun : opened.values()) {
-                changed |= table.remove(lun.config().number()) != null;
-                if (lun.config().allows(initiator)) {
-                    table.add(lun.unit());
-                    changed = true;
+        final Set<InitiatorPortId> affected = new HashSet<>();
+        for (final Map.Entry<InitiatorPortId, LogicalUnitTable> view : views.entrySet()) {
+            for (final Lun lun : going) {
+                if (view.getValue().remove(lun.config().number()) != null) {
+                    affected.add(view.getKey());
                 }
             }
-            // access lists of unchanged units are part of their config, so a changed list reopened the unit above
-            if (changed) {
-                inventoryChanged.accept(initiator);
+        }
+        going.forEach(lun -> luns.remove(lun.config().number()));
+        String unquiet = "";
+        if (!going.isEmpty()) {
+            boolean quiet;
+            try {
+                quiet = quiesce.getAsBoolean();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "reload: waiting for the commands in flight failed", e);
+                quiet = false;
+            }
+            if (!quiet) {
+                LOG.warning("reload: commands may still be executing on LUNs " + numbers(going) + "; closing them anyway");
+                unquiet = "; closed with commands possibly still in flight";
             }
         }
-        for (final Integer number : removed) {
-            closeBackend(luns.remove(number));
+        going.forEach(LunInventory::closeBackend);
+        final List<String> failed = new ArrayList<>();
+        leftOut.clear();
+        int reopened = 0;
+        for (final LunConfig lun : changed) {
+            try {
+                incoming.put(lun.number(), open(lun));
+                reopened++;
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "reload: LUN " + lun.number() + " could not be reopened and is left out", e);
+                failed.add(e.getMessage()); // names the LUN
+                leftOut.add(lun.number());
+            }
         }
-        luns.putAll(opened);
-        return "LUNs now " + luns.keySet() + " (" + opened.size() + " opened, " + removed.size() + " removed)";
+        for (final Map.Entry<InitiatorPortId, LogicalUnitTable> view : views.entrySet()) {
+            for (final Lun lun : incoming.values()) {
+                if (lun.config().allows(view.getKey())) {
+                    view.getValue().add(lun.unit());
+                    affected.add(view.getKey());
+                }
+            }
+        }
+        // in the configuration's order, as describe() lists them
+        final Map<Integer, Lun> served = new LinkedHashMap<>();
+        for (final Integer number : byNumber.keySet()) {
+            final Lun lun = luns.containsKey(number) ? luns.get(number) : incoming.get(number);
+            if (lun != null) {
+                served.put(number, lun);
+            }
+        }
+        luns.clear();
+        luns.putAll(served);
+        affected.forEach(inventoryChanged);
+        final long removed = going.stream().filter(lun -> !byNumber.containsKey(lun.config().number())).count();
+        return "LUNs now " + luns.keySet() + " (" + (incoming.size() - reopened) + " added, " + reopened + " reopened, "
+                + removed + " removed" + (failed.isEmpty() ? "" : "; left out, failed to reopen: " + String.join("; ", failed))
+                + unquiet + ")";
+    }
+
+    private static List<Integer> numbers(final List<Lun> list) {
+        return list.stream().map(l -> l.config().number()).toList();
     }
 
     private static void closeBackend(final Lun lun) {
@@ -191,5 +262,6 @@ public final class LunInventory implements AutoCloseable {
         luns.values().forEach(LunInventory::closeBackend);
         luns.clear();
         views.clear();
+        leftOut.clear();
     }
 }

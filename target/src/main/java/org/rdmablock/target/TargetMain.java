@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
@@ -30,6 +31,8 @@ public final class TargetMain implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
     /** Exit status when the target cannot start (a LUN cannot be opened, the port is taken). */
     static final int EXIT_START = 1;
+    /** How long a reload waits for the commands in flight before it closes the backends of the LUNs it removes or changes. */
+    static final Duration RELOAD_QUIESCE = Duration.ofSeconds(30);
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE",
             description = "TOML configuration (deploy/rdmablock.toml documents every key); default: the embedded one")
@@ -147,6 +150,14 @@ public final class TargetMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * Applies the re-read file's LUNs ({@link LunInventory#reload}): the units of removed and changed LUNs leave the
+     * initiators' tables, their backends close once the commands in flight on them are done (waiting at most
+     * {@link #RELOAD_QUIESCE}), changed LUNs reopen and the initiators whose inventory changed get a unit attention.
+     * A changed LUN that fails to reopen is left out (the summary names it) and tried again at the next SIGHUP, even
+     * one with the file unchanged. Returns the configuration now running: the re-read one, or {@code running} when the
+     * reload was refused or failed before it changed anything.
+     */
     TargetConfig reload(final TargetConfig running, final LunInventory inventory, final SrpTarget target) {
         try {
             final TargetConfig reread = TargetConfigReader.read(config);
@@ -155,12 +166,14 @@ public final class TargetMain implements Callable<Integer> {
                 LOG.warning("reload of " + config + " refused: " + change.restartMessage());
                 return running;
             }
-            if (change.isEmpty()) {
+            if (change.isEmpty() && inventory.serves(reread.luns())) {
                 LOG.info("reload of " + config + ": nothing changed");
                 return running;
             }
+            // a LUN an earlier reload failed to reopen is tried again even when the file did not change
             LOG.info("reload of " + config + ": " + change.summary() + "; "
-                    + inventory.reload(reread.luns(), target::lunInventoryChanged));
+                    + inventory.reload(reread.luns(), target::lunInventoryChanged,
+                            () -> target.awaitCommandsInFlight(RELOAD_QUIESCE)));
             return reread;
         } catch (ConfigException e) {
             LOG.warning("reload refused, the running configuration stays: " + e.getMessage());

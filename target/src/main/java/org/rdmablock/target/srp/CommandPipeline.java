@@ -175,6 +175,34 @@ final class CommandPipeline implements AutoCloseable {
         shuttingDown = true;
     }
 
+    /**
+     * Any thread: waits until every stage has handled every event published before this call, so that no
+     * {@code LogicalUnitTable.execute} that began before it is still running (the backend stage executes each command
+     * inside its {@code onEvent}, and backends complete on the calling thread). A reload calls it after taking units
+     * out of the tables: an event published after the cursor is read here executes on the tables as they are now.
+     * Publishes nothing (the ring has one producer, the poller); sleeps about 1 ms between checks.
+     *
+     * @return false when {@code timeout} passed first (or the thread was interrupted)
+     */
+    boolean awaitHandled(final java.time.Duration timeout) {
+        java.lang.invoke.VarHandle.fullFence(); // the caller's table changes come before the cursor is read
+        final long published = ring.getCursor();
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        // the ring's gating sequences are its last stage's (the backend threads'), which follow the intake stage's
+        while (ring.getMinimumGatingSequence() < published) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Slots currently free, for tests (read on any thread: a snapshot). */
     int freeSlots() {
         return intake.freeCount;

@@ -67,7 +67,8 @@ public final class SrpTarget implements AutoCloseable {
     private CompletionChannel completionChannel;
     private CompletionQueue cq;
     private SharedReceiveQueue srq;
-    private CommandPipeline pipeline;
+    /** Made on the first connection; volatile for the methods that read it on other threads (reload, statistics). */
+    private volatile CommandPipeline pipeline;
     private CompletionPoller poller;
     private Thread pollerThread;
 
@@ -153,6 +154,18 @@ public final class SrpTarget implements AutoCloseable {
                 channel.nexusLunsChanged.set(true); // one flag per nexus: its channels share it
             }
         }
+    }
+
+    /**
+     * Waits until no command that began executing before this call is still running on a logical unit: a reload calls
+     * it after taking units out of the initiators' tables and before closing their backends. Commands that come later
+     * find the tables as they are now. True at once when no initiator has connected yet (there is no pipeline).
+     *
+     * @return false when {@code timeout} passed first
+     */
+    public boolean awaitCommandsInFlight(final Duration timeout) {
+        final CommandPipeline p = pipeline;
+        return p == null || p.awaitHandled(timeout);
     }
 
     int freeSlots() {

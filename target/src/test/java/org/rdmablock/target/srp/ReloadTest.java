@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * SIGHUP with a changed file: a LUN added while a session is logged in appears in its REPORT LUNS without the session
- * dropping, and the session's next command gets UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, once.
+ * dropping, and the session's next command gets UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, once; removed again,
+ * it leaves REPORT LUNS with another unit attention while LUN 0 serves on.
  */
 class ReloadTest {
     private static final String LUNS = """
@@ -42,7 +43,7 @@ class ReloadTest {
     private static final String CHANGED_CHANNEL = "[channel]\ncredits = 16\n";
 
     @Test
-    void aLunAddedBySighupIsSeenWithAUnitAttentionAndTheSessionStays(@TempDir final Path dir) throws Exception {
+    void aLunAddedOrRemovedBySighupIsSeenWithAUnitAttentionAndTheSessionStays(@TempDir final Path dir) throws Exception {
         final int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
@@ -87,6 +88,20 @@ class ReloadTest {
                 assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "the unit attention is reported once");
                 final TestInitiator.Response onNewLun = ini.execute(LunAddress.encode(2), new byte[6], 0, 0, 0, false);
                 assertEquals(ScsiStatus.GOOD, onNewLun.status(), "the new LUN serves");
+
+                // removed again: it leaves the table, the reload waits for the pipeline's commands, then closes it
+                Files.writeString(config, head + LUNS);
+                hangUp();
+                final long removedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (luns == 2 && System.nanoTime() < removedBy) {
+                    Thread.sleep(50);
+                    luns = reportedLuns(ini);
+                }
+                assertEquals(1, luns, "the removed LUN is no longer reported");
+                assertEquals(0x06, testUnitReady(ini).sense()[2] & 0x0F, "UNIT ATTENTION for the removal");
+                assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "LUN 0 serves on");
+                assertEquals(ScsiStatus.CHECK_CONDITION, ini.execute(LunAddress.encode(2), new byte[6], 0, 0, 0, false).status(),
+                        "the removed LUN answers LOGICAL UNIT NOT SUPPORTED");
             }
         } finally {
             main.stop();
