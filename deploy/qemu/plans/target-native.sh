@@ -6,7 +6,7 @@
 # after an error: rxe-no-flush-after-err), ResourceLeakTest (500 logins) and DaemonCrashTest (child JVMs), which take
 # too long under emulation; the tests of the classes run here that need more connect private data than an IB/RoCE
 # request carries (56 bytes) skip themselves, with that reason.
-TARGET_CLASSES="SrpTargetTest ExternalDescriptorTableTest ScsiCommandsTest LoginTest SessionsTest"
+TARGET_CLASSES="SrpTargetTest ExternalDescriptorTableTest ScsiCommandsTest LoginTest SessionsTest CommandTimeoutTest"
 ALLOWED_TARGET_SKIPS='private data'
 TCP="$(cat $W/java/target-test.classpath)"
 selectors=()
