@@ -1,8 +1,5 @@
 package org.rdmablock.target.config;
 
-import java.nio.charset.StandardCharsets;
-import java.util.zip.CRC32;
-
 /**
  * The target's SRP identity: the two 64-bit values an initiator passes to {@code add_target} ({@code id_ext=},
  * {@code ioc_guid=}) and that make up the 16-byte target port identifier (id_ext first, then ioc_guid, SRP r16a
@@ -13,7 +10,7 @@ public record IdentityConfig(long idExt, long iocGuid) {
      * High 16 bits of a derived id_ext: {@code 0x02} (a locally administered EUI-64: no OUI is ours) and
      * {@code 0x72} ('r').
      */
-    public static final long DERIVED_ID_PREFIX = 0x0272L << 48;
+    public static final long DERIVED_ID_PREFIX = org.rdmablock.protocol.srp.SrpTargetPortId.DERIVED_ID_PREFIX;
 
     /**
      * The id_ext used when a config gives none, derived from where the daemon listens so that it stays the same
@@ -23,8 +20,6 @@ public record IdentityConfig(long idExt, long iocGuid) {
      * id_ext explicitly there, as Linux's ib_srp refuses a second target with the same id_ext and ioc_guid.
      */
     public static long derivedIdExt(String address, int port) {
-        CRC32 crc = new CRC32();
-        crc.update(address.getBytes(StandardCharsets.UTF_8));
-        return DERIVED_ID_PREFIX | (long) port << 32 | crc.getValue();
+        return org.rdmablock.protocol.srp.SrpTargetPortId.derivedIdExt(address, port);
     }
 }

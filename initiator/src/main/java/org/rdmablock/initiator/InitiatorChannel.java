@@ -1,0 +1,566 @@
+package org.rdmablock.initiator;
+
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.Sequence;
+import org.rdmablock.protocol.scsi.SenseData;
+import org.rdmablock.protocol.srp.SrpAerResponse;
+import org.rdmablock.protocol.srp.SrpBufferFormat;
+import org.rdmablock.protocol.srp.SrpCommand;
+import org.rdmablock.protocol.srp.SrpCreditResponse;
+import org.rdmablock.protocol.srp.SrpDecodeError;
+import org.rdmablock.protocol.srp.SrpDirectBuffer;
+import org.rdmablock.protocol.srp.SrpInitiatorLogout;
+import org.rdmablock.protocol.srp.SrpIuDecoder;
+import org.rdmablock.protocol.srp.SrpOpcode;
+import org.rdmablock.protocol.srp.SrpResponse;
+import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.ConnectionId;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.QueuePair;
+import org.rdmablock.verbs.ReceiveWorkRequest;
+import org.rdmablock.verbs.SendFlags;
+import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.SendWorkRequest;
+import org.rdmablock.verbs.WorkCompletions;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One logged-in SRP channel and the thread that drives it: a duty-cycle agent that takes submissions from the
+ * channel's ring, issues them as SRP_CMDs within the target's credits, polls the completion queue, matches responses to
+ * their commands by tag and calls the callers back.
+ *
+ * <pre>
+ *  submitting threads ─► ring (multi-producer, preallocated IoRequests) ─┐
+ *                                                                        ▼
+ *  agent thread:  startRequests: IoRequest ─► OutstandingCommand (tag, IU, bounce) ─► SEND SRP_CMD ─► target
+ *                 pollCompletions: RECV SRP_RSP ─► tag ─► command ─► copy-out, credits ─► IoRequest done ─► IoCallback
+ *                                  RECV SRP_CRED_REQ / SRP_AER_REQ ─► credits, SEND the answer; SRP_T_LOGOUT ─► lost
+ * </pre>
+ *
+ * <p>Everything mutable but the ring belongs to the agent thread, so the data path has no lock; submitters meet the
+ * agent only in the ring (a CAS to claim a slot) and, when it is parked for lack of work, in one unpark. The ring's
+ * gating sequence advances over requests once they are called back, in order, so a submitter waits only when a whole
+ * ring of requests is unanswered. Nothing is allocated per I/O: requests, commands, IUs, bounce buffers and work
+ * requests are made when the channel is.
+ */
+final class InitiatorChannel implements Runnable {
+    private static final Logger LOG = Logger.getLogger(InitiatorChannel.class.getName());
+    /** Work request id kinds (high 32 bits). */
+    static final long SEND_KIND = 1L << 32;
+    static final long RECEIVE_KIND = 2L << 32;
+    static final long CONTROL_KIND = 3L << 32;
+    /** IU buffers for what the initiator sends beyond commands: SRP_CRED_RSP, SRP_AER_RSP, SRP_I_LOGOUT. */
+    static final int CONTROL_IUS = 4;
+    /** Receives beyond the queue depth: the target's own requests (credit, AER, logout) need a buffer too. */
+    static final int SPARE_RECEIVES = 4;
+    /** Credits held back from commands, as Linux's ib_srp does, so that task management always has one. */
+    static final int TASK_MANAGEMENT_RESERVE = 1;
+    /** Where the target finds immediate data in an SRP_CMD: Linux ib_srp's offset, what the login asks for. */
+    static final int IMMEDIATE_DATA_OFFSET = 68;
+    /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
+    private static final int SPINS_BEFORE_YIELD = 64;
+    private static final long PARK_NANOS = 1_000_000;
+
+    final int index;
+    final ConnectionId connection;
+    final QueuePair queuePair;
+    final CompletionQueue completionQueue;
+    final RingBuffer<IoRequest> ring;
+    private final Sequence answered = new Sequence(-1);
+    private long nextToStart;
+    private IoRequest current;
+
+    private final MemoryRegion ius;
+    private final MemoryRegion receiveRegion;
+    private final MemoryRegion bounce;
+    private final int iuLength;
+    private final int receiveLength;
+    private final int bounceBytes;
+    /** Largest write carried as immediate data, or 0 when the target did not grant it. */
+    private final int immediateLimit;
+
+    private final OutstandingCommand[] commands;
+    private final int[] freeCommands;
+    private int freeCount;
+    private final ReceiveWorkRequest[] receives;
+    private final SendWorkRequest[] controlSends = new SendWorkRequest[CONTROL_IUS];
+    private int controlNext;
+    private int credits;
+    /** SENDs posted and not completed yet: a SEND's queue entry outlives its command when the response is faster. */
+    private int sendsOutstanding;
+    private final int sendQueueSize;
+    private final WorkCompletions completions = new WorkCompletions(32);
+    private final SrpIuDecoder decoder = new SrpIuDecoder();
+    private final SrpCommand command = new SrpCommand();
+    private final SrpDirectBuffer direct = new SrpDirectBuffer();
+    private final SrpCreditResponse creditResponse = new SrpCreditResponse();
+    private final SrpAerResponse aerResponse = new SrpAerResponse();
+
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean parked;
+    /** Set by the connection's disconnect handler (a provider thread); the agent fails what is in flight. */
+    private volatile String lostBecause;
+    /** Set once the channel failed: requests from now on fail at once. */
+    private SrpIoException failed;
+    /** The agent's count of commands issued (statistics). */
+    volatile long commandsIssued;
+
+    /**
+     * @param credits        what the LOGIN_RSP granted
+     * @param immediateLimit the largest write carried in the IU, 0 when the target did not grant immediate data
+     */
+    InitiatorChannel(final int index, final ConnectionId connection, final QueuePair queuePair, final CompletionQueue cq,
+                     final ChannelMemory memory, final int queueDepth, final int credits, final int immediateLimit,
+                     final int ringSize, final int sendQueueSize) {
+        this.index = index;
+        this.connection = connection;
+        this.queuePair = queuePair;
+        this.completionQueue = cq;
+        this.ius = memory.ius();
+        this.receiveRegion = memory.receives();
+        this.bounce = memory.bounce();
+        this.iuLength = memory.iuLength();
+        this.receiveLength = memory.receiveLength();
+        this.bounceBytes = memory.bounceBytes();
+        this.immediateLimit = immediateLimit;
+        this.credits = credits;
+        this.sendQueueSize = sendQueueSize;
+        this.commands = new OutstandingCommand[queueDepth];
+        this.freeCommands = new int[queueDepth];
+        for (int i = 0; i < queueDepth; i++) {
+            commands[i] = new OutstandingCommand(i);
+            freeCommands[i] = queueDepth - 1 - i;
+        }
+        this.freeCount = queueDepth;
+        this.receives = memory.receiveRequests();
+        for (int i = 0; i < CONTROL_IUS; i++) {
+            controlSends[i] = new SendWorkRequest(1);
+        }
+        this.ring = RingBuffer.createMultiProducer(IoRequest::new, ringSize);
+        ring.addGatingSequences(answered);
+        this.thread = Thread.ofPlatform().daemon().name("srp-initiator-" + index).unstarted(this);
+    }
+
+    /** The registered memory of one channel, made (and closed) by the {@link SrpInitiator}. */
+    record ChannelMemory(MemoryRegion ius, int iuLength, MemoryRegion receives, int receiveLength,
+                         ReceiveWorkRequest[] receiveRequests, MemoryRegion bounce, int bounceBytes) {
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Submitting thread: claims a ring slot (waits while the ring is full of unanswered requests). */
+    long claim() {
+        return ring.next();
+    }
+
+    /** Submitting thread: hands the filled request over and wakes the agent if it sleeps. */
+    void publish(final long sequence) {
+        ring.publish(sequence);
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Commands in flight now (a snapshot, any thread). */
+    int inFlight() {
+        return commands.length - freeCount;
+    }
+
+    /** The agent's loop: one duty cycle after another until {@link #stop}. */
+    @Override
+    public void run() {
+        int idle = 0;
+        while (running) {
+            final int work = doWork();
+            if (work > 0) {
+                idle = 0;
+            } else if (++idle < SPINS_BEFORE_YIELD || freeCount < commands.length) {
+                if (idle >= SPINS_BEFORE_YIELD) {
+                    Thread.yield(); // commands in flight: their responses come soon
+                } else {
+                    Thread.onSpinWait();
+                }
+            } else {
+                parked = true;
+                if (!ring.isAvailable(nextToStart) && current == null) {
+                    LockSupport.parkNanos(this, PARK_NANOS);
+                }
+                parked = false;
+            }
+        }
+        failEverything(new SrpIoException("channel " + index + " closed"));
+    }
+
+    /** One duty cycle: completions first (they free credits), then new commands. Returns the work done. */
+    int doWork() {
+        int work = pollCompletions();
+        final String lost = lostBecause;
+        if (lost != null && failed == null) {
+            failed = new SrpIoException("channel " + index + " to " + connection.remoteAddress() + " lost: " + lost);
+            failEverything(failed);
+            work++;
+        }
+        return work + startRequests();
+    }
+
+    private int pollCompletions() {
+        final int n = completionQueue.poll(completions, completions.capacity());
+        for (int i = 0; i < n; i++) {
+            final long id = completions.wrId(i);
+            final long kind = id & 0xFFFF_FFFF_0000_0000L;
+            if (!completions.isSuccess(i)) {
+                if (lostBecause == null) {
+                    lostBecause = "completion failed: " + completions.toString(i);
+                }
+                continue;
+            }
+            if (kind == RECEIVE_KIND) {
+                received((int) id, completions.byteLength(i));
+            } else {
+                sendsOutstanding--;
+            }
+        }
+        return n;
+    }
+
+    private void received(final int receive, final int length) {
+        final MemorySegment region = receiveRegion.segment();
+        final long at = (long) receive * receiveLength;
+        final SrpDecodeError error = decoder.decode(region, at, length);
+        if (error != SrpDecodeError.NONE) {
+            lostBecause = "the target sent an IU that does not decode (" + error + ", " + length + " bytes)";
+            return;
+        }
+        switch (decoder.opcode()) {
+            case SrpOpcode.RSP -> responded(decoder.response());
+            case SrpOpcode.CRED_REQ -> {
+                credits += decoder.creditRequest().requestLimitDelta();
+                final long tag = decoder.creditRequest().tag();
+                repost(receive);
+                sendControl(creditResponse, tag, SrpCreditResponse.LENGTH);
+                return;
+            }
+            case SrpOpcode.AER_REQ -> {
+                credits += decoder.aerRequest().requestLimitDelta();
+                final long tag = decoder.aerRequest().tag();
+                repost(receive);
+                sendControl(aerResponse, tag, SrpAerResponse.LENGTH);
+                return;
+            }
+            case SrpOpcode.T_LOGOUT -> lostBecause = "the target logged the channel out (SRP_T_LOGOUT reason "
+                    + decoder.targetLogout().reason() + ")";
+            default -> lostBecause = "the target sent an IU an initiator does not take (opcode " + decoder.opcode() + ")";
+        }
+        repost(receive);
+    }
+
+    private void repost(final int receive) {
+        if (failed == null) {
+            try {
+                queuePair.postReceive(receives[receive]);
+            } catch (RuntimeException e) {
+                lostBecause = "repost failed: " + e.getMessage();
+            }
+        }
+    }
+
+    /** Answers a target request (SRP_CRED_RSP, SRP_AER_RSP) from the control IU buffers, round robin. */
+    private void sendControl(final org.rdmablock.protocol.srp.SrpInformationUnit<?> iu, final long tag, final int length) {
+        final int slot = controlNext;
+        controlNext = (controlNext + 1) % CONTROL_IUS;
+        final long offset = (long) (commands.length + slot) * iuLength;
+        iu.wrap(ius.segment(), offset);
+        if (iu instanceof SrpCreditResponse c) {
+            c.reset();
+        } else if (iu instanceof SrpAerResponse a) {
+            a.reset();
+        }
+        iu.setTag(tag);
+        postControl(slot, offset, length);
+    }
+
+    private void postControl(final int slot, final long offset, final int length) {
+        final SendWorkRequest send = controlSends[slot];
+        send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(CONTROL_KIND | slot);
+        send.sgl().clear().add(ius, offset, length);
+        sendsOutstanding++;
+        try {
+            queuePair.postSend(send);
+        } catch (RuntimeException e) {
+            lostBecause = "post failed: " + e.getMessage();
+        }
+    }
+
+    /** An SRP_RSP: its command is answered; the request completes when its last command is. */
+    private void responded(final SrpResponse response) {
+        credits += response.requestLimitDelta();
+        final long tag = response.tag();
+        final int slot = (int) (tag & 0xFFFF);
+        if (slot >= commands.length || commands[slot].request == null || commands[slot].tag != tag) {
+            LOG.warning("channel " + index + ": a response for no command in flight (tag 0x" + Long.toHexString(tag) + ")");
+            return;
+        }
+        final OutstandingCommand c = commands[slot];
+        final IoRequest request = c.request;
+        final int status = response.status();
+        if (status == 0) {
+            long moved = c.length;
+            final int flags = response.flags();
+            if (c.dataIn && (flags & SrpResponse.FLAG_DIUNDER) != 0) {
+                moved -= response.dataInResidualCount();
+            } else if (!c.dataIn && (flags & SrpResponse.FLAG_DOUNDER) != 0) {
+                moved -= response.dataOutResidualCount();
+            }
+            moved = Math.max(0, Math.min(moved, c.length));
+            if (c.bounced && c.dataIn && moved > 0) {
+                MemorySegment.copy(bounce.segment(), (long) slot * bounceBytes, request.buffer,
+                        request.bufferOffset + c.requestOffset, moved);
+            }
+            request.bytesDone += moved;
+        } else if (request.failure == null) {
+            request.failure = statusFailure(request, response);
+        }
+        release(c);
+        request.inFlight--;
+        if (request.failure != null && request == current) {
+            current = null; // what is not issued yet is not issued: the request failed
+        }
+        if (request.inFlight == 0 && (request.failure != null || request.allIssued()) && request != current) {
+            finish(request);
+        }
+    }
+
+    private ScsiStatusException statusFailure(final IoRequest request, final SrpResponse response) {
+        final int senseLength = (int) response.senseDataLength();
+        final MemorySegment sense = response.segment();
+        final long at = response.offset() + response.senseDataOffset();
+        if (senseLength < 8) {
+            return new ScsiStatusException(request.describe(), response.status(), -1, -1, -1);
+        }
+        return new ScsiStatusException(request.describe(), response.status(), SenseData.senseKey(sense, at, senseLength),
+                SenseData.asc(sense, at, senseLength), SenseData.ascq(sense, at, senseLength));
+    }
+
+    private void release(final OutstandingCommand c) {
+        c.request = null;
+        freeCommands[freeCount++] = c.index;
+    }
+
+    /** Calls the request back and lets the ring reuse the answered requests in front. */
+    private void finish(final IoRequest request) {
+        final IoCallback callback = request.callback;
+        final Object attachment = request.attachment;
+        final long bytes = request.bytesDone;
+        final SrpIoException failure = request.failure;
+        request.buffer = null;
+        request.callback = null;
+        request.attachment = null;
+        request.done = true;
+        long next = answered.get() + 1;
+        while (next < nextToStart && ring.get(next).done) {
+            next++;
+        }
+        answered.set(next - 1);
+        try {
+            callback.completed(attachment, bytes, failure);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "an I/O callback threw; the channel goes on", e);
+        }
+    }
+
+    /** Issues commands while the target's credits and free command slots allow. */
+    private int startRequests() {
+        int started = 0;
+        while (true) {
+            if (current == null) {
+                if (!ring.isAvailable(nextToStart)) {
+                    return started;
+                }
+                current = ring.get(nextToStart++);
+                if (failed != null) {
+                    current.failure = failed;
+                    final IoRequest request = current;
+                    current = null;
+                    finish(request);
+                    started++;
+                    continue;
+                }
+            }
+            // a control IU may have to go any time: one send queue entry is kept for it
+            if (freeCount == 0 || credits <= TASK_MANAGEMENT_RESERVE || sendsOutstanding >= sendQueueSize - CONTROL_IUS) {
+                return started;
+            }
+            final IoRequest request = current;
+            issue(request, commands[freeCommands[--freeCount]]);
+            started++;
+            if (request.allIssued() || request.failure != null) {
+                current = null;
+                if (request.inFlight == 0) {
+                    finish(request);
+                }
+            }
+        }
+    }
+
+    /** Builds the next SRP_CMD of {@code request} in {@code c}'s IU and sends it. */
+    private void issue(final IoRequest request, final OutstandingCommand c) {
+        final long tag = c.nextTag();
+        c.request = request;
+        c.startNanos = System.nanoTime();
+        final long iuOffset = (long) c.index * iuLength;
+        command.wrap(ius.segment(), iuOffset).reset().setTag(tag).setLun(request.lunField);
+        final long cdbAt = command.cdbOffsetInSegment();
+        final int direction;
+        if (request.op == IoRequest.RAW) {
+            MemorySegment.copy(request.cdb, 0, ius.segment(), ValueLayout.JAVA_BYTE, cdbAt, 16);
+            c.requestOffset = 0;
+            c.length = request.rawLength;
+            direction = request.rawDirection;
+            request.issuedBlocks = 1;
+        } else {
+            final int perCommand = (request.rkey != RegisteredMemory.NOT_REGISTERED ? request.maxTransferBytes
+                    : Math.min(bounceBytes, request.maxTransferBytes)) / request.blockSize;
+            final int blocks = (int) Math.min(request.blocks - request.issuedBlocks, perCommand);
+            c.requestOffset = request.issuedBlocks * request.blockSize;
+            c.length = blocks * request.blockSize;
+            final boolean write = request.op == IoRequest.WRITE;
+            ScsiCdb.readWrite16(ius.segment(), cdbAt, write ? ScsiCdb.WRITE_16 : ScsiCdb.READ_16,
+                    request.lba + request.issuedBlocks, blocks, request.fua);
+            request.issuedBlocks += blocks;
+            direction = write ? IoRequest.DATA_OUT : IoRequest.DATA_IN;
+        }
+        c.dataIn = direction == IoRequest.DATA_IN;
+        c.bounced = false;
+        final int iuBytes;
+        if (direction == IoRequest.NO_DATA || c.length == 0) {
+            iuBytes = SrpCommand.FIXED_LENGTH;
+        } else if (direction == IoRequest.DATA_OUT && c.length <= immediateLimit) {
+            command.setBufferFormats(SrpBufferFormat.IMMEDIATE, SrpBufferFormat.NONE).setImmediateDataLength(c.length);
+            MemorySegment.copy(source(request), request.bufferOffset + c.requestOffset, ius.segment(),
+                    command.immediateDataOffsetInSegment(IMMEDIATE_DATA_OFFSET), c.length);
+            iuBytes = IMMEDIATE_DATA_OFFSET + c.length;
+        } else {
+            final long address;
+            final int rkey;
+            if (request.rkey != RegisteredMemory.NOT_REGISTERED) {
+                address = request.buffer.address() + request.bufferOffset + c.requestOffset;
+                rkey = request.rkey;
+            } else {
+                c.bounced = true;
+                address = bounce.address() + (long) c.index * bounceBytes;
+                rkey = bounce.rkey();
+                if (direction == IoRequest.DATA_OUT) {
+                    MemorySegment.copy(source(request), request.bufferOffset + c.requestOffset, bounce.segment(),
+                            (long) c.index * bounceBytes, c.length);
+                }
+            }
+            final boolean out = direction == IoRequest.DATA_OUT;
+            command.setBufferFormats(out ? SrpBufferFormat.DIRECT : SrpBufferFormat.NONE, out ? SrpBufferFormat.NONE : SrpBufferFormat.DIRECT);
+            final int descriptorAt = out ? command.dataOutDescriptorOffset() : command.dataInDescriptorOffset();
+            direct.wrap(ius.segment(), iuOffset + descriptorAt).set(address, rkey, c.length);
+            iuBytes = descriptorAt + SrpDirectBuffer.LENGTH;
+        }
+        request.inFlight++;
+        credits--;
+        commandsIssued++;
+        final SendWorkRequest send = c.send;
+        send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(SEND_KIND | c.index);
+        send.sgl().clear().add(ius, iuOffset, iuBytes);
+        sendsOutstanding++;
+        try {
+            queuePair.postSend(send);
+        } catch (RuntimeException e) {
+            lostBecause = "post failed: " + e.getMessage();
+        }
+    }
+
+    /** Where a request's data-out comes from: the caller's buffer, or (a RAW command with none) its inline bytes. */
+    private static MemorySegment source(final IoRequest request) {
+        return request.buffer != null ? request.buffer : request.inline;
+    }
+
+    /** Fails every command in flight and the request being issued (the channel is gone). */
+    private void failEverything(final SrpIoException why) {
+        for (final OutstandingCommand c : commands) {
+            final IoRequest request = c.request;
+            if (request != null) {
+                if (request.failure == null) {
+                    request.failure = why;
+                }
+                release(c);
+                request.inFlight--;
+                if (request.inFlight == 0 && request != current) {
+                    finish(request);
+                }
+            }
+        }
+        if (current != null) {
+            final IoRequest request = current;
+            current = null;
+            if (request.failure == null) {
+                request.failure = why;
+            }
+            if (request.inFlight == 0) {
+                finish(request);
+            }
+        }
+    }
+
+    /** After the agent stopped: polls until a control SEND completes (the logout went) or the deadline passes. */
+    private void awaitControlSent(final long deadline) {
+        while (System.nanoTime() < deadline) {
+            final int n = completionQueue.poll(completions, completions.capacity());
+            for (int i = 0; i < n; i++) {
+                if ((completions.wrId(i) & 0xFFFF_FFFF_0000_0000L) == CONTROL_KIND) {
+                    return;
+                }
+            }
+            if (n == 0) {
+                LockSupport.parkNanos(100_000);
+            }
+        }
+    }
+
+    /** Provider thread: the connection ended. */
+    void connectionLost(final String why) {
+        if (lostBecause == null) {
+            lostBecause = why;
+        }
+        LockSupport.unpark(thread);
+    }
+
+    /**
+     * Ends the channel: waits up to {@code drainMillis} for what is in flight, sends SRP_I_LOGOUT, stops the agent
+     * (requests still queued fail) and disconnects.
+     */
+    void stop(final long drainMillis) {
+        final long deadline = System.nanoTime() + drainMillis * 1_000_000;
+        while (thread.isAlive() && (inFlight() > 0 || ring.getCursor() != answered.get()) && System.nanoTime() < deadline
+                && lostBecause == null) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        running = false;
+        LockSupport.unpark(thread);
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (lostBecause == null) {
+            // SRP_I_LOGOUT (SRP r16a 6.7), then the disconnect; the agent has stopped, so this thread may post
+            final long offset = (long) (commands.length + controlNext) * iuLength;
+            new SrpInitiatorLogout().wrap(ius.segment(), offset).reset().setTag(0);
+            postControl(controlNext, offset, SrpInitiatorLogout.LENGTH);
+            awaitControlSent(deadline + 1_000_000_000L);
+        }
+        connection.disconnect();
+    }
+}

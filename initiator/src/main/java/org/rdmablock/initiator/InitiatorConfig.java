@@ -1,0 +1,133 @@
+package org.rdmablock.initiator;
+
+import org.rdmablock.protocol.srp.SrpTargetPortId;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an {@link SrpInitiator} reaches its target and what it asks for. Build it with {@link #of} and the
+ * {@code with*} methods; each component's default is documented on its constant.
+ *
+ * @param provider          verbs provider: {@code soft}, {@code native} or {@code auto}
+ * @param target            the target's address and port
+ * @param idExt             the target port id's id_ext (what {@code bin/rdmablock} prints at start)
+ * @param iocGuid           the target port id's ioc_guid
+ * @param initiatorIdHigh   high 64 bits of this initiator's port id (what the target's access lists name)
+ * @param initiatorIdLow    low 64 bits of this initiator's port id
+ * @param channels          RC channels (QPs) per session, {@link #DEFAULT_CHANNELS}
+ * @param queueDepth        commands in flight per channel at most, {@link #DEFAULT_QUEUE_DEPTH}; the target's credits
+ *                          lower it further
+ * @param iuLength          the initiator-to-target IU length asked for at login, {@link #DEFAULT_IU_LENGTH}
+ * @param immediateData     ask for immediate data (small writes carried in the command IU), {@link #DEFAULT_IMMEDIATE_DATA}
+ * @param bounceBytes       per command, the registered buffer that carries data of a caller buffer that is not
+ *                          registered, {@link #DEFAULT_BOUNCE_BYTES}; larger I/O through such buffers is split
+ * @param ringSize          submissions queued per channel before submitters wait, {@link #DEFAULT_RING_SIZE}
+ * @param channelPolicy     how a submission picks its channel
+ * @param connectTimeout    for address resolution, connect and login, {@link #DEFAULT_CONNECT_TIMEOUT}
+ */
+public record InitiatorConfig(String provider, InetSocketAddress target, long idExt, long iocGuid, long initiatorIdHigh,
+                              long initiatorIdLow, int channels, int queueDepth, int iuLength, boolean immediateData,
+                              int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout) {
+    /** One channel: enough for one submitting thread; give one per submitting thread for more. */
+    public static final int DEFAULT_CHANNELS = 1;
+    /** 128 commands in flight per channel: what our target grants by default (its {@code channel.credits}). */
+    public static final int DEFAULT_QUEUE_DEPTH = 128;
+    /** 8276 bytes: what our target and Linux's ib_srpt take by default (an SRP_CMD with 512 bytes of descriptors). */
+    public static final int DEFAULT_IU_LENGTH = 8276;
+    /** Immediate data asked for: writes up to the IU length less 68 bytes go in the command IU, no RDMA READ. */
+    public static final boolean DEFAULT_IMMEDIATE_DATA = true;
+    /** 128 KiB per command: 16 MiB per channel at depth 128. */
+    public static final int DEFAULT_BOUNCE_BYTES = 128 * 1024;
+    /** 1024 submissions per channel. */
+    public static final int DEFAULT_RING_SIZE = 1024;
+    /** 10 s, as the target's accept timeout. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** Low 64 bits of the default initiator port id. */
+    public static final long DEFAULT_INITIATOR_ID_LOW = 1;
+
+    /** How a submission picks the channel that carries it. */
+    public enum ChannelPolicy {
+        /** The channel of the submitting thread (thread id modulo channels): a channel per thread, no sharing. */
+        PER_THREAD,
+        /** Each operation the next channel in turn. */
+        ROUND_ROBIN
+    }
+
+    public InitiatorConfig {
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(channelPolicy, "channelPolicy");
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        if (channels < 1 || channels > 256) {
+            throw new IllegalArgumentException("channels must be 1..256, not " + channels);
+        }
+        if (queueDepth < 2 || queueDepth > 4096) {
+            throw new IllegalArgumentException("queueDepth must be 2..4096, not " + queueDepth);
+        }
+        if (iuLength < 64 + 16) {
+            throw new IllegalArgumentException("iuLength must be at least 80, not " + iuLength);
+        }
+        if (bounceBytes < 4096 || Integer.bitCount(bounceBytes) != 1) {
+            throw new IllegalArgumentException("bounceBytes must be a power of two of at least 4096, not " + bounceBytes);
+        }
+        if (ringSize < queueDepth || Integer.bitCount(ringSize) != 1) {
+            throw new IllegalArgumentException("ringSize must be a power of two of at least queueDepth, not " + ringSize);
+        }
+    }
+
+    /**
+     * The defaults for a target at {@code host}:{@code port}, with the target port id it derives when its configuration
+     * gives none ({@link SrpTargetPortId#derivedIdExt}; ioc_guid = id_ext) and an initiator port id derived the same way
+     * from this host's name.
+     */
+    public static InitiatorConfig of(final String provider, final String host, final int port) {
+        final long id = SrpTargetPortId.derivedIdExt(host, port);
+        return new InitiatorConfig(provider, new InetSocketAddress(host, port), id, id, defaultInitiatorIdHigh(),
+                DEFAULT_INITIATOR_ID_LOW, DEFAULT_CHANNELS, DEFAULT_QUEUE_DEPTH, DEFAULT_IU_LENGTH, DEFAULT_IMMEDIATE_DATA,
+                DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT);
+    }
+
+    /** High 64 bits of the default initiator port id: the derived prefix and the CRC-32 of this host's name. */
+    static long defaultInitiatorIdHigh() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "localhost";
+        }
+        return SrpTargetPortId.derivedIdExt(host, 0);
+    }
+
+    public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
+        return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
+                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout);
+    }
+
+    public InitiatorConfig withInitiatorPortId(final long high, final long low) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth,
+                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout);
+    }
+
+    public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count, queueDepth,
+                iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout);
+    }
+
+    public InitiatorConfig withQueueDepth(final int depth) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
+                iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1), channelPolicy,
+                connectTimeout);
+    }
+
+    public InitiatorConfig withImmediateData(final boolean on) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
+                iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout);
+    }
+
+    public InitiatorConfig withBounceBytes(final int bytes) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
+                iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout);
+    }
+}
