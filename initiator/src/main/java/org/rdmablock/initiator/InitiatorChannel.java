@@ -93,6 +93,10 @@ final class InitiatorChannel implements Runnable {
     private int credits;
     /** SENDs posted and not completed yet: a SEND's queue entry outlives its command when the response is faster. */
     private int sendsOutstanding;
+    /** Command SENDs posted unsignaled since the last signaled one, which retires them all (RC completes in order). */
+    private int unsignaled;
+    /** A command SEND is signaled at least this often, so that the send queue's entries come back. */
+    static final int SIGNAL_INTERVAL = 16;
     private final int sendQueueSize;
     private final WorkCompletions completions = new WorkCompletions(32);
     private final SrpIuDecoder decoder = new SrpIuDecoder();
@@ -225,7 +229,7 @@ final class InitiatorChannel implements Runnable {
             if (kind == RECEIVE_KIND) {
                 received((int) id, completions.byteLength(i));
             } else {
-                sendsOutstanding--;
+                sendsOutstanding -= (int) (id >>> 16) & 0xFFFF; // the SENDs this signaled one retires
             }
         }
         return n;
@@ -289,7 +293,7 @@ final class InitiatorChannel implements Runnable {
 
     private void postControl(final int slot, final long offset, final int length) {
         final SendWorkRequest send = controlSends[slot];
-        send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(CONTROL_KIND | slot);
+        send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(CONTROL_KIND | retired() << 16 | slot);
         send.sgl().clear().add(ius, offset, length);
         sendsOutstanding++;
         try {
@@ -472,7 +476,12 @@ final class InitiatorChannel implements Runnable {
         credits--;
         commandsIssued++;
         final SendWorkRequest send = c.send;
-        send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(SEND_KIND | c.index);
+        if (++unsignaled >= SIGNAL_INTERVAL) {
+            unsignaled--; // counted again by retired()
+            send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(SEND_KIND | retired() << 16 | c.index);
+        } else {
+            send.opcode(SendOpcode.SEND).flags(0).next(null).wrId(SEND_KIND | c.index);
+        }
         send.sgl().clear().add(ius, iuOffset, iuBytes);
         sendsOutstanding++;
         try {
@@ -480,6 +489,13 @@ final class InitiatorChannel implements Runnable {
         } catch (RuntimeException e) {
             lostBecause = "post failed: " + e.getMessage();
         }
+    }
+
+    /** For a signaled SEND about to go: how many SENDs its completion retires (itself and the unsignaled before it). */
+    private long retired() {
+        final long count = unsignaled + 1L;
+        unsignaled = 0;
+        return count;
     }
 
     /** Where a request's data-out comes from: the caller's buffer, or (a RAW command with none) its inline bytes. */

@@ -1,0 +1,95 @@
+package org.rdmablock.initiator;
+
+import org.junit.jupiter.api.Test;
+import org.rdmablock.protocol.scsi.InMemoryBackend;
+import org.rdmablock.protocol.scsi.LogicalUnit;
+import org.rdmablock.protocol.scsi.LogicalUnitConfig;
+import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.target.srp.SrpTarget;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * No allocation per I/O on the steady path: 1 M operations (4 KiB reads into a registered buffer, 4 KiB writes as
+ * immediate data, 64 KiB reads through the bounce buffers, in turn) at queue depth 16, with the callback API, counting
+ * the bytes the submitting thread and the channel's agent thread allocate ({@code -Drdmablock.initiator.allocationOps=N}).
+ */
+class InitiatorAllocationTest {
+    static final int OPERATIONS = Integer.getInteger("rdmablock.initiator.allocationOps", 1_000_000);
+    static final int WARM_UP = 100_000;
+    static final int DEPTH = 16;
+    /** Bytes per operation the two threads may allocate: JIT and class loading leave a few kilobytes in all. */
+    static final double BOUND = 0.05;
+
+    @Test
+    void millionOperationsAllocateNothingPerOperation() throws Exception {
+        final LogicalUnitTable units = new LogicalUnitTable();
+        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("alloc").blockSize(512).build(),
+                new InMemoryBackend(64L << 20)));
+        try (SrpTarget target = SrpTarget.start(InitiatorTest.targetConfig(), initiator -> units);
+             SrpInitiator initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS,
+                     target.localAddress().getPort()).withTargetPortId(InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID)
+                     .withInitiatorPortId(0x201, 1).withQueueDepth(32))) {
+            final Lun lun = initiator.lun(0);
+            final MemorySegment registered = initiator.allocateBuffer((long) DEPTH * 65536);
+            final MemorySegment unregistered = java.lang.foreign.Arena.ofAuto().allocate((long) DEPTH * 65536, 4096);
+            final AtomicInteger inFlight = new AtomicInteger();
+            final AtomicReference<SrpIoException> failure = new AtomicReference<>();
+            final IoCallback done = (attachment, bytes, error) -> {
+                if (error != null) {
+                    failure.compareAndSet(null, error);
+                }
+                inFlight.decrementAndGet();
+            };
+            final long warmStart = System.nanoTime();
+            run(lun, registered, unregistered, inFlight, done, WARM_UP);
+            System.out.printf("warm-up: %d operations at %.0f per second%n", WARM_UP, WARM_UP * 1e9 / (System.nanoTime() - warmStart));
+            final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            final Thread agent = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("srp-initiator-0")).findFirst()
+                    .orElseThrow();
+            final long self = Thread.currentThread().threadId();
+            final long selfBefore = threads.getThreadAllocatedBytes(self);
+            final long agentBefore = threads.getThreadAllocatedBytes(agent.threadId());
+            final long commandsBefore = initiator.commandsIssued();
+            run(lun, registered, unregistered, inFlight, done, OPERATIONS);
+            final long selfBytes = threads.getThreadAllocatedBytes(self) - selfBefore;
+            final long agentBytes = threads.getThreadAllocatedBytes(agent.threadId()) - agentBefore;
+            assertNull(failure.get());
+            assertEquals(OPERATIONS, initiator.commandsIssued() - commandsBefore, "one command per operation");
+            final double perOp = (double) (selfBytes + agentBytes) / OPERATIONS;
+            System.out.printf("InitiatorAllocationTest: %d operations; submitting thread %d B, agent %d B: %.4f B per operation%n",
+                    OPERATIONS, selfBytes, agentBytes, perOp);
+            assertTrue(perOp < BOUND, "bytes allocated per operation: " + perOp + " (submitter " + selfBytes + ", agent "
+                    + agentBytes + ")");
+        }
+    }
+
+    private static void run(final Lun lun, final MemorySegment registered, final MemorySegment unregistered,
+                            final AtomicInteger inFlight, final IoCallback done, final int operations) {
+        final long blocks = lun.blockCount() - 128;
+        long lba = 0;
+        for (int i = 0; i < operations; i++) {
+            while (inFlight.get() >= DEPTH) {
+                Thread.yield(); // two cores here: leave them to the channel and the target
+            }
+            inFlight.incrementAndGet();
+            final int slot = i % DEPTH;
+            lba = (lba + 977) % blocks;
+            switch (i % 3) {
+                case 0 -> lun.read(lba, 8, registered, slot * 65536L, null, done);
+                case 1 -> lun.write(lba, 8, registered, slot * 65536L, false, null, done);
+                default -> lun.read(lba, 128, unregistered, slot * 65536L, null, done);
+            }
+        }
+        while (inFlight.get() > 0) {
+            Thread.yield();
+        }
+    }
+}
