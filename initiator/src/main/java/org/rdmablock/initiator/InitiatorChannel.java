@@ -9,6 +9,7 @@ import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpCreditResponse;
 import org.rdmablock.protocol.srp.SrpDecodeError;
 import org.rdmablock.protocol.srp.SrpDirectBuffer;
+import org.rdmablock.protocol.srp.SrpIndirectBuffer;
 import org.rdmablock.protocol.srp.SrpInitiatorLogout;
 import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
@@ -62,6 +63,10 @@ final class InitiatorChannel implements Runnable {
     static final int TASK_MANAGEMENT_RESERVE = 1;
     /** Where the target finds immediate data in an SRP_CMD: Linux ib_srp's offset, what the login asks for. */
     static final int IMMEDIATE_DATA_OFFSET = 68;
+    /** How far ahead of the oldest waiting request read priority looks for a read. */
+    static final int SCHEDULING_WINDOW = 64;
+    /** Reads that may start ahead of one waiting write (read priority), so that writes are not starved. */
+    static final int MAX_PASSED = 8;
     /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
     private static final int SPINS_BEFORE_YIELD = 64;
     private static final long PARK_NANOS = 1_000_000;
@@ -98,10 +103,12 @@ final class InitiatorChannel implements Runnable {
     /** A command SEND is signaled at least this often, so that the send queue's entries come back. */
     static final int SIGNAL_INTERVAL = 16;
     private final int sendQueueSize;
+    private final int signalInterval;
     private final WorkCompletions completions = new WorkCompletions(32);
     private final SrpIuDecoder decoder = new SrpIuDecoder();
     private final SrpCommand command = new SrpCommand();
     private final SrpDirectBuffer direct = new SrpDirectBuffer();
+    private final SrpIndirectBuffer indirect = new SrpIndirectBuffer();
     private final SrpCreditResponse creditResponse = new SrpCreditResponse();
     private final SrpAerResponse aerResponse = new SrpAerResponse();
 
@@ -114,6 +121,10 @@ final class InitiatorChannel implements Runnable {
     private SrpIoException failed;
     /** The agent's count of commands issued (statistics). */
     volatile long commandsIssued;
+    /** Requests that rode in another's command (merging; statistics). */
+    volatile long mergedRequests;
+    private final boolean merge;
+    private final boolean readPriority;
 
     /**
      * @param credits        what the LOGIN_RSP granted
@@ -121,7 +132,7 @@ final class InitiatorChannel implements Runnable {
      */
     InitiatorChannel(final int index, final ConnectionId connection, final QueuePair queuePair, final CompletionQueue cq,
                      final ChannelMemory memory, final int queueDepth, final int credits, final int immediateLimit,
-                     final int ringSize, final int sendQueueSize) {
+                     final int ringSize, final int sendQueueSize, final boolean merge, final boolean readPriority) {
         this.index = index;
         this.connection = connection;
         this.queuePair = queuePair;
@@ -135,6 +146,10 @@ final class InitiatorChannel implements Runnable {
         this.immediateLimit = immediateLimit;
         this.credits = credits;
         this.sendQueueSize = sendQueueSize;
+        // half the entries commands may use, so that a signaled SEND always comes before they run out
+        this.signalInterval = Math.max(1, Math.min(SIGNAL_INTERVAL, (sendQueueSize - CONTROL_IUS) / 2));
+        this.merge = merge;
+        this.readPriority = readPriority;
         this.commands = new OutstandingCommand[queueDepth];
         this.freeCommands = new int[queueDepth];
         for (int i = 0; i < queueDepth; i++) {
@@ -303,20 +318,20 @@ final class InitiatorChannel implements Runnable {
         }
     }
 
-    /** An SRP_RSP: its command is answered; the request completes when its last command is. */
+    /** An SRP_RSP: its command is answered; each request it carried completes when its last command is. */
     private void responded(final SrpResponse response) {
         credits += response.requestLimitDelta();
         final long tag = response.tag();
         final int slot = (int) (tag & 0xFFFF);
-        if (slot >= commands.length || commands[slot].request == null || commands[slot].tag != tag) {
+        if (slot >= commands.length || !commands[slot].inUse() || commands[slot].tag != tag) {
             LOG.warning("channel " + index + ": a response for no command in flight (tag 0x" + Long.toHexString(tag) + ")");
             return;
         }
         final OutstandingCommand c = commands[slot];
-        final IoRequest request = c.request;
         final int status = response.status();
+        long moved = 0;
         if (status == 0) {
-            long moved = c.length;
+            moved = c.length;
             final int flags = response.flags();
             if (c.dataIn && (flags & SrpResponse.FLAG_DIUNDER) != 0) {
                 moved -= response.dataInResidualCount();
@@ -324,15 +339,28 @@ final class InitiatorChannel implements Runnable {
                 moved -= response.dataOutResidualCount();
             }
             moved = Math.max(0, Math.min(moved, c.length));
-            if (c.bounced && c.dataIn && moved > 0) {
-                MemorySegment.copy(bounce.segment(), (long) slot * bounceBytes, request.buffer,
-                        request.bufferOffset + c.requestOffset, moved);
+        }
+        long bounceAt = (long) slot * bounceBytes;
+        for (int i = 0; i < c.partCount; i++) {
+            final IoRequest request = c.parts[i];
+            if (status == 0) {
+                final long part = Math.min(moved, c.partLength[i]); // an underflow shortens the parts at the end
+                if (c.bounced && c.dataIn && part > 0) {
+                    MemorySegment.copy(bounce.segment(), bounceAt, request.buffer, request.bufferOffset + c.partOffset[i], part);
+                }
+                request.bytesDone += part;
+                moved -= part;
+            } else if (request.failure == null) {
+                request.failure = statusFailure(request, response);
             }
-            request.bytesDone += moved;
-        } else if (request.failure == null) {
-            request.failure = statusFailure(request, response);
+            bounceAt += c.partLength[i];
+            commandEnded(request);
         }
         release(c);
+    }
+
+    /** One command of {@code request} ended: the request completes once none is left and no more will be issued. */
+    private void commandEnded(final IoRequest request) {
         request.inFlight--;
         if (request.failure != null && request == current) {
             current = null; // what is not issued yet is not issued: the request failed
@@ -354,7 +382,7 @@ final class InitiatorChannel implements Runnable {
     }
 
     private void release(final OutstandingCommand c) {
-        c.request = null;
+        c.clear();
         freeCommands[freeCount++] = c.index;
     }
 
@@ -369,7 +397,7 @@ final class InitiatorChannel implements Runnable {
         request.attachment = null;
         request.done = true;
         long next = answered.get() + 1;
-        while (next < nextToStart && ring.get(next).done) {
+        while (ring.isAvailable(next) && ring.get(next).done) { // requests may finish out of ring order
             next++;
         }
         answered.set(next - 1);
@@ -385,10 +413,10 @@ final class InitiatorChannel implements Runnable {
         int started = 0;
         while (true) {
             if (current == null) {
-                if (!ring.isAvailable(nextToStart)) {
+                current = nextRequest();
+                if (current == null) {
                     return started;
                 }
-                current = ring.get(nextToStart++);
                 if (failed != null) {
                     current.failure = failed;
                     final IoRequest request = current;
@@ -414,31 +442,114 @@ final class InitiatorChannel implements Runnable {
         }
     }
 
-    /** Builds the next SRP_CMD of {@code request} in {@code c}'s IU and sends it. */
+    /**
+     * The request to start next: the oldest one not started, or with read priority, when the oldest is a write and
+     * reads wait behind it, the first such read that overlaps no write before it (a write is passed
+     * {@link #MAX_PASSED} times at most). Marks it started. Null when none is published.
+     */
+    private IoRequest nextRequest() {
+        while (ring.isAvailable(nextToStart) && ring.get(nextToStart).started) {
+            nextToStart++;
+        }
+        if (!ring.isAvailable(nextToStart)) {
+            return null;
+        }
+        long chosen = nextToStart;
+        final IoRequest oldest = ring.get(nextToStart);
+        if (readPriority && oldest.op == IoRequest.WRITE && oldest.passedBy < MAX_PASSED) {
+            final long read = firstReadPassingWrites();
+            if (read >= 0) {
+                oldest.passedBy++;
+                chosen = read;
+            }
+        }
+        final IoRequest request = ring.get(chosen);
+        request.started = true;
+        request.sequence = chosen;
+        return request;
+    }
+
+    /**
+     * The sequence of the first unstarted read within {@link #SCHEDULING_WINDOW} of the oldest request that no earlier
+     * write overlaps, or -1.
+     */
+    private long firstReadPassingWrites() {
+        final long end = nextToStart + SCHEDULING_WINDOW;
+        for (long seq = nextToStart + 1; seq < end && ring.isAvailable(seq); seq++) {
+            final IoRequest candidate = ring.get(seq);
+            if (candidate.started || candidate.op != IoRequest.READ) {
+                continue;
+            }
+            boolean overlaps = false;
+            for (long before = nextToStart; before < seq && !overlaps; before++) {
+                final IoRequest write = ring.get(before);
+                overlaps = !write.started && write.op != IoRequest.READ && write.lunField == candidate.lunField
+                        && (write.op == IoRequest.RAW || write.lba < candidate.lba + candidate.blocks
+                        && candidate.lba < write.lba + write.blocks);
+            }
+            if (!overlaps) {
+                return seq;
+            }
+        }
+        return -1;
+    }
+
+    /** Bytes one command of {@code request} may carry. */
+    private int perCommandBytes(final IoRequest request) {
+        return request.rkey != RegisteredMemory.NOT_REGISTERED ? request.maxTransferBytes
+                : Math.min(bounceBytes, request.maxTransferBytes);
+    }
+
+    /**
+     * With merging on, adds to {@code c} the whole requests that follow {@code head} in the ring, not started, of the
+     * same kind, LUN and buffer kind, each starting where the previous ends, while they fit one command; marks them
+     * started. Requests submitted together (a sequential stream, or a burst the credits hold back) so become one command.
+     */
+    private void mergeFollowing(final IoRequest head, final long headSequence, final OutstandingCommand c, final int limit) {
+        long lba = head.lba + head.blocks;
+        for (long seq = headSequence + 1; c.partCount < OutstandingCommand.MAX_PARTS && ring.isAvailable(seq); seq++) {
+            final IoRequest next = ring.get(seq);
+            final long bytes = next.blocks * next.blockSize;
+            if (next.started || next.op != head.op || next.lunField != head.lunField || next.fua != head.fua
+                    || next.lba != lba || (next.rkey == RegisteredMemory.NOT_REGISTERED) != (head.rkey == RegisteredMemory.NOT_REGISTERED)
+                    || c.length + bytes > limit) {
+                return;
+            }
+            next.started = true;
+            next.issuedBlocks = next.blocks;
+            next.inFlight++;
+            c.add(next, 0, (int) bytes);
+            lba += next.blocks;
+            mergedRequests++;
+        }
+    }
+
+    /** Builds the next SRP_CMD of {@code request} (and of requests merged with it) in {@code c}'s IU and sends it. */
     private void issue(final IoRequest request, final OutstandingCommand c) {
         final long tag = c.nextTag();
-        c.request = request;
         c.startNanos = System.nanoTime();
         final long iuOffset = (long) c.index * iuLength;
         command.wrap(ius.segment(), iuOffset).reset().setTag(tag).setLun(request.lunField);
         final long cdbAt = command.cdbOffsetInSegment();
         final int direction;
+        request.inFlight++;
         if (request.op == IoRequest.RAW) {
             MemorySegment.copy(request.cdb, 0, ius.segment(), ValueLayout.JAVA_BYTE, cdbAt, 16);
-            c.requestOffset = 0;
-            c.length = request.rawLength;
+            c.add(request, 0, request.rawLength);
             direction = request.rawDirection;
             request.issuedBlocks = 1;
         } else {
-            final int perCommand = (request.rkey != RegisteredMemory.NOT_REGISTERED ? request.maxTransferBytes
-                    : Math.min(bounceBytes, request.maxTransferBytes)) / request.blockSize;
-            final int blocks = (int) Math.min(request.blocks - request.issuedBlocks, perCommand);
-            c.requestOffset = request.issuedBlocks * request.blockSize;
-            c.length = blocks * request.blockSize;
+            final int limit = perCommandBytes(request);
+            final int blocks = (int) Math.min(request.blocks - request.issuedBlocks, limit / request.blockSize);
+            final boolean whole = request.issuedBlocks == 0 && blocks == request.blocks;
+            c.add(request, request.issuedBlocks * request.blockSize, blocks * request.blockSize);
+            request.issuedBlocks += blocks;
+            if (merge && whole) {
+                mergeFollowing(request, request.sequence, c, limit);
+            }
             final boolean write = request.op == IoRequest.WRITE;
             ScsiCdb.readWrite16(ius.segment(), cdbAt, write ? ScsiCdb.WRITE_16 : ScsiCdb.READ_16,
-                    request.lba + request.issuedBlocks, blocks, request.fua);
-            request.issuedBlocks += blocks;
+                    request.lba + c.partOffset[0] / request.blockSize, c.length / request.blockSize, request.fua);
             direction = write ? IoRequest.DATA_OUT : IoRequest.DATA_IN;
         }
         c.dataIn = direction == IoRequest.DATA_IN;
@@ -448,35 +559,50 @@ final class InitiatorChannel implements Runnable {
             iuBytes = SrpCommand.FIXED_LENGTH;
         } else if (direction == IoRequest.DATA_OUT && c.length <= immediateLimit) {
             command.setBufferFormats(SrpBufferFormat.IMMEDIATE, SrpBufferFormat.NONE).setImmediateDataLength(c.length);
-            MemorySegment.copy(source(request), request.bufferOffset + c.requestOffset, ius.segment(),
-                    command.immediateDataOffsetInSegment(IMMEDIATE_DATA_OFFSET), c.length);
+            gather(c, ius.segment(), command.immediateDataOffsetInSegment(IMMEDIATE_DATA_OFFSET));
             iuBytes = IMMEDIATE_DATA_OFFSET + c.length;
         } else {
-            final long address;
-            final int rkey;
-            if (request.rkey != RegisteredMemory.NOT_REGISTERED) {
-                address = request.buffer.address() + request.bufferOffset + c.requestOffset;
-                rkey = request.rkey;
-            } else {
-                c.bounced = true;
-                address = bounce.address() + (long) c.index * bounceBytes;
-                rkey = bounce.rkey();
-                if (direction == IoRequest.DATA_OUT) {
-                    MemorySegment.copy(source(request), request.bufferOffset + c.requestOffset, bounce.segment(),
-                            (long) c.index * bounceBytes, c.length);
-                }
-            }
             final boolean out = direction == IoRequest.DATA_OUT;
-            command.setBufferFormats(out ? SrpBufferFormat.DIRECT : SrpBufferFormat.NONE, out ? SrpBufferFormat.NONE : SrpBufferFormat.DIRECT);
             final int descriptorAt = out ? command.dataOutDescriptorOffset() : command.dataInDescriptorOffset();
-            direct.wrap(ius.segment(), iuOffset + descriptorAt).set(address, rkey, c.length);
-            iuBytes = descriptorAt + SrpDirectBuffer.LENGTH;
+            if (request.rkey != RegisteredMemory.NOT_REGISTERED && c.partCount > 1) {
+                // merged registered buffers: one descriptor each, the list inside the IU (SRP r16a 5.5.4)
+                command.setBufferFormats(out ? SrpBufferFormat.INDIRECT : SrpBufferFormat.NONE, out ? SrpBufferFormat.NONE : SrpBufferFormat.INDIRECT);
+                if (out) {
+                    command.setDataOutDescriptorCount(c.partCount);
+                } else {
+                    command.setDataInDescriptorCount(c.partCount);
+                }
+                final int listAt = (out ? command.dataOutDescriptorOffset() : command.dataInDescriptorOffset());
+                indirect.wrap(ius.segment(), iuOffset + listAt).setTable(ius.address() + iuOffset + listAt
+                        + SrpIndirectBuffer.DESC_LIST_OFFSET, ius.rkey(), (long) c.partCount * SrpDirectBuffer.LENGTH, c.length);
+                for (int i = 0; i < c.partCount; i++) {
+                    final IoRequest part = c.parts[i];
+                    indirect.setDescriptor(i, part.buffer.address() + part.bufferOffset + c.partOffset[i], part.rkey, c.partLength[i]);
+                }
+                iuBytes = listAt + SrpIndirectBuffer.length(c.partCount);
+            } else {
+                final long address;
+                final int rkey;
+                if (request.rkey != RegisteredMemory.NOT_REGISTERED) {
+                    address = request.buffer.address() + request.bufferOffset + c.partOffset[0];
+                    rkey = request.rkey;
+                } else {
+                    c.bounced = true;
+                    address = bounce.address() + (long) c.index * bounceBytes;
+                    rkey = bounce.rkey();
+                    if (out) {
+                        gather(c, bounce.segment(), (long) c.index * bounceBytes);
+                    }
+                }
+                command.setBufferFormats(out ? SrpBufferFormat.DIRECT : SrpBufferFormat.NONE, out ? SrpBufferFormat.NONE : SrpBufferFormat.DIRECT);
+                direct.wrap(ius.segment(), iuOffset + descriptorAt).set(address, rkey, c.length);
+                iuBytes = descriptorAt + SrpDirectBuffer.LENGTH;
+            }
         }
-        request.inFlight++;
         credits--;
         commandsIssued++;
         final SendWorkRequest send = c.send;
-        if (++unsignaled >= SIGNAL_INTERVAL) {
+        if (++unsignaled >= signalInterval) {
             unsignaled--; // counted again by retired()
             send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(SEND_KIND | retired() << 16 | c.index);
         } else {
@@ -488,6 +614,16 @@ final class InitiatorChannel implements Runnable {
             queuePair.postSend(send);
         } catch (RuntimeException e) {
             lostBecause = "post failed: " + e.getMessage();
+        }
+    }
+
+    /** Copies the data-out of each part of {@code c}, one after another, to {@code at} of {@code to}. */
+    private static void gather(final OutstandingCommand c, final MemorySegment to, final long at) {
+        long offset = at;
+        for (int i = 0; i < c.partCount; i++) {
+            final IoRequest part = c.parts[i];
+            MemorySegment.copy(source(part), part.bufferOffset + c.partOffset[i], to, offset, c.partLength[i]);
+            offset += c.partLength[i];
         }
     }
 
@@ -506,17 +642,17 @@ final class InitiatorChannel implements Runnable {
     /** Fails every command in flight and the request being issued (the channel is gone). */
     private void failEverything(final SrpIoException why) {
         for (final OutstandingCommand c : commands) {
-            final IoRequest request = c.request;
-            if (request != null) {
+            if (!c.inUse()) {
+                continue;
+            }
+            for (int i = 0; i < c.partCount; i++) {
+                final IoRequest request = c.parts[i];
                 if (request.failure == null) {
                     request.failure = why;
                 }
-                release(c);
-                request.inFlight--;
-                if (request.inFlight == 0 && request != current) {
-                    finish(request);
-                }
+                commandEnded(request);
             }
+            release(c);
         }
         if (current != null) {
             final IoRequest request = current;

@@ -26,10 +26,15 @@ import java.util.Objects;
  * @param ringSize          submissions queued per channel before submitters wait, {@link #DEFAULT_RING_SIZE}
  * @param channelPolicy     how a submission picks its channel
  * @param connectTimeout    for address resolution, connect and login, {@link #DEFAULT_CONNECT_TIMEOUT}
+ * @param merge             adjacent requests waiting together (same kind, LUN and buffer kind, each starting where the
+ *                          last ends) go as one command, up to a command's size and 16 requests, {@link #DEFAULT_MERGE}
+ * @param readPriority      while requests wait for credits, a read that overlaps no waiting write starts before the
+ *                          writes ahead of it (a write is passed 8 times at most), {@link #DEFAULT_READ_PRIORITY}
  */
 public record InitiatorConfig(String provider, InetSocketAddress target, long idExt, long iocGuid, long initiatorIdHigh,
                               long initiatorIdLow, int channels, int queueDepth, int iuLength, boolean immediateData,
-                              int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout) {
+                              int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout,
+                              boolean merge, boolean readPriority) {
     /** One channel: enough for one submitting thread; give one per submitting thread for more. */
     public static final int DEFAULT_CHANNELS = 1;
     /** 128 commands in flight per channel: what our target grants by default (its {@code channel.credits}). */
@@ -44,6 +49,10 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public static final int DEFAULT_RING_SIZE = 1024;
     /** 10 s, as the target's accept timeout. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** Merging on: fewer commands for small sequential I/O, at no cost when requests do not wait. */
+    public static final boolean DEFAULT_MERGE = true;
+    /** Read priority on: reads wait less behind writes under a mixed load (as Linux's deadline scheduler favours reads). */
+    public static final boolean DEFAULT_READ_PRIORITY = true;
     /** Low 64 bits of the default initiator port id. */
     public static final long DEFAULT_INITIATOR_ID_LOW = 1;
 
@@ -86,7 +95,8 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         final long id = SrpTargetPortId.derivedIdExt(host, port);
         return new InitiatorConfig(provider, new InetSocketAddress(host, port), id, id, defaultInitiatorIdHigh(),
                 DEFAULT_INITIATOR_ID_LOW, DEFAULT_CHANNELS, DEFAULT_QUEUE_DEPTH, DEFAULT_IU_LENGTH, DEFAULT_IMMEDIATE_DATA,
-                DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT);
+                DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MERGE,
+                DEFAULT_READ_PRIORITY);
     }
 
     /** High 64 bits of the default initiator port id: the derived prefix and the CRC-32 of this host's name. */
@@ -102,32 +112,38 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
 
     public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
         return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout);
+                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
     }
 
     public InitiatorConfig withInitiatorPortId(final long high, final long low) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout);
+                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
     }
 
     public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout);
+                iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge, readPriority);
     }
 
     public InitiatorConfig withQueueDepth(final int depth) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
                 iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1), channelPolicy,
-                connectTimeout);
+                connectTimeout, merge, readPriority);
     }
 
     public InitiatorConfig withImmediateData(final boolean on) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout);
+                iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
+    }
+
+    /** Switches the scheduling layer's merging and read priority. */
+    public InitiatorConfig withScheduling(final boolean mergeAdjacent, final boolean readsFirst) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
+                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, mergeAdjacent, readsFirst);
     }
 
     public InitiatorConfig withBounceBytes(final int bytes) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout);
+                iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
     }
 }

@@ -45,6 +45,12 @@ final class IoRequest {
     SrpIoException failure;
     /** Answered and called back: its ring slot may be reused once every earlier one is too. */
     boolean done;
+    /** Its ring sequence, once the channel took it up. */
+    long sequence;
+    /** Taken up by the channel (it may start out of ring order: read priority, merging). */
+    boolean started;
+    /** Reads that started ahead of it while it waited (read priority), so that a write is passed a bounded number of times. */
+    int passedBy;
 
     void set(final int operation, final long lun, final int blockLength, final long firstBlock, final long blockCount,
              final MemorySegment data, final long dataOffset, final int registration, final boolean forceUnitAccess,
@@ -66,6 +72,8 @@ final class IoRequest {
         bytesDone = 0;
         failure = null;
         done = false;
+        started = false;
+        passedBy = 0;
     }
 
     /** Whether every command of it has been issued. */

@@ -130,6 +130,15 @@ public final class SrpInitiator implements AutoCloseable {
         return n;
     }
 
+    /** Requests that went in another request's command (merging) on all channels. */
+    public long requestsMerged() {
+        long n = 0;
+        for (final InitiatorChannel channel : channels) {
+            n += channel.mergedRequests;
+        }
+        return n;
+    }
+
     /**
      * Native memory of {@code bytes}, 4096-aligned and registered for RDMA: reads and writes of a buffer inside it move
      * straight between the target and it (no copy), and up to a LUN's maximum transfer per command. Freed at
@@ -230,7 +239,7 @@ public final class SrpInitiator implements AutoCloseable {
         final int immediateLimit = config.immediateData() && response.immediateDataSupported()
                 ? Math.max(0, maxIt - InitiatorChannel.IMMEDIATE_DATA_OFFSET) : 0;
         final InitiatorChannel channel = new InitiatorChannel(index, id, qp, cq, memory, depth, response.requestLimitDelta(),
-                immediateLimit, config.ringSize(), sendQueue);
+                immediateLimit, config.ringSize(), sendQueue, config.merge(), config.readPriority());
         id.onDisconnect(c -> channel.connectionLost("the connection was disconnected"));
         channels.add(channel);
         channel.start();
