@@ -14,6 +14,7 @@ import org.rdmablock.protocol.srp.SrpInitiatorLogout;
 import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpResponse;
+import org.rdmablock.protocol.srp.SrpTaskManagement;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.MemoryRegion;
@@ -67,14 +68,22 @@ final class InitiatorChannel implements Runnable {
     static final int SCHEDULING_WINDOW = 64;
     /** Reads that may start ahead of one waiting write (read priority), so that writes are not starved. */
     static final int MAX_PASSED = 8;
+    /** How often the agent looks for commands past the command timeout. */
+    static final long TIMEOUT_CHECK_NANOS = 50_000_000;
+    /** First wait between reconnect attempts; doubled each time up to {@link #MAX_RECONNECT_BACKOFF_NANOS}. */
+    static final long RECONNECT_BACKOFF_NANOS = 100_000_000;
+    static final long MAX_RECONNECT_BACKOFF_NANOS = 2_000_000_000;
+    /** Task management requests carry this bit in their tag, so that their responses are told from commands'. */
+    static final long TM_TAG = 1L << 62;
     /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
     private static final int SPINS_BEFORE_YIELD = 64;
     private static final long PARK_NANOS = 1_000_000;
 
     final int index;
-    final ConnectionId connection;
-    final QueuePair queuePair;
-    final CompletionQueue completionQueue;
+    /** The current connection, its QP and CQ: replaced by a reconnect (agent thread; read by {@link #stop}). */
+    private volatile ConnectionId connection;
+    private QueuePair queuePair;
+    private CompletionQueue completionQueue;
     final RingBuffer<IoRequest> ring;
     private final Sequence answered = new Sequence(-1);
     private long nextToStart;
@@ -87,7 +96,7 @@ final class InitiatorChannel implements Runnable {
     private final int receiveLength;
     private final int bounceBytes;
     /** Largest write carried as immediate data, or 0 when the target did not grant it. */
-    private final int immediateLimit;
+    private int immediateLimit;
 
     private final OutstandingCommand[] commands;
     private final int[] freeCommands;
@@ -125,26 +134,51 @@ final class InitiatorChannel implements Runnable {
     volatile long mergedRequests;
     private final boolean merge;
     private final boolean readPriority;
+    private final Faults faults;
+    private final Reconnector reconnector;
+    /** Parts of requests whose command was aborted or whose channel was lost, to be sent again, FIFO. */
+    private final IoRequest[] retryRequest;
+    private final long[] retryOffset;
+    private final int[] retryLength;
+    private int retryHead;
+    private int retryCount;
+    private long nextTimeoutCheck;
+    /** The task management request in flight (one at a time): its function, LUN and the command it is about. */
+    private int tmFunction = -1;
+    private long tmLun;
+    private OutstandingCommand tmCommand;
+    private long tmSentNanos;
+    private final SrpTaskManagement taskManagement = new SrpTaskManagement();
+    /** Statistics: ABORT TASKs, LUN RESETs, reconnects, parts sent again. */
+    volatile long aborts;
+    volatile long lunResets;
+    volatile long reconnects;
+    volatile long retries;
 
     /**
-     * @param credits        what the LOGIN_RSP granted
-     * @param immediateLimit the largest write carried in the IU, 0 when the target did not grant immediate data
+     * @param link        the logged-in connection: QP, CQ, the credits and immediate data the LOGIN_RSP granted
+     * @param reconnector logs in again when the connection is lost
      */
-    InitiatorChannel(final int index, final ConnectionId connection, final QueuePair queuePair, final CompletionQueue cq,
-                     final ChannelMemory memory, final int queueDepth, final int credits, final int immediateLimit,
-                     final int ringSize, final int sendQueueSize, final boolean merge, final boolean readPriority) {
+    InitiatorChannel(final int index, final Link link, final ChannelMemory memory, final int queueDepth, final int ringSize,
+                     final int sendQueueSize, final boolean merge, final boolean readPriority, final Faults faults,
+                     final Reconnector reconnector) {
         this.index = index;
-        this.connection = connection;
-        this.queuePair = queuePair;
-        this.completionQueue = cq;
+        this.connection = link.connection();
+        this.queuePair = link.queuePair();
+        this.completionQueue = link.completionQueue();
+        this.faults = faults;
+        this.reconnector = reconnector;
+        this.retryRequest = new IoRequest[queueDepth * OutstandingCommand.MAX_PARTS];
+        this.retryOffset = new long[retryRequest.length];
+        this.retryLength = new int[retryRequest.length];
         this.ius = memory.ius();
         this.receiveRegion = memory.receives();
         this.bounce = memory.bounce();
         this.iuLength = memory.iuLength();
         this.receiveLength = memory.receiveLength();
         this.bounceBytes = memory.bounceBytes();
-        this.immediateLimit = immediateLimit;
-        this.credits = credits;
+        this.immediateLimit = link.immediateLimit();
+        this.credits = link.credits();
         this.sendQueueSize = sendQueueSize;
         // half the entries commands may use, so that a signaled SEND always comes before they run out
         this.signalInterval = Math.max(1, Math.min(SIGNAL_INTERVAL, (sendQueueSize - CONTROL_IUS) / 2));
@@ -164,6 +198,20 @@ final class InitiatorChannel implements Runnable {
         this.ring = RingBuffer.createMultiProducer(IoRequest::new, ringSize);
         ring.addGatingSequences(answered);
         this.thread = Thread.ofPlatform().daemon().name("srp-initiator-" + index).unstarted(this);
+    }
+
+    /** A logged-in connection: what a login (or a reconnect) hands the channel. */
+    record Link(ConnectionId connection, QueuePair queuePair, CompletionQueue completionQueue, int credits, int immediateLimit) {
+    }
+
+    /** Logs channel {@code index} in again over a new connection, posting {@code receives} on its QP first. */
+    @FunctionalInterface
+    interface Reconnector {
+        Link reconnect(int index, InitiatorChannel channel, ReceiveWorkRequest[] receives) throws SrpIoException;
+    }
+
+    /** How the channel handles commands that get no answer and connections that are lost. */
+    record Faults(long commandTimeoutNanos, long taskManagementTimeoutNanos, long reconnectTimeoutNanos, int maxRetries) {
     }
 
     /** The registered memory of one channel, made (and closed) by the {@link SrpInitiator}. */
@@ -198,7 +246,16 @@ final class InitiatorChannel implements Runnable {
     public void run() {
         int idle = 0;
         while (running) {
-            final int work = doWork();
+            final int work;
+            try {
+                work = doWork();
+            } catch (RuntimeException e) {
+                // a bug or a provider failure must not leave callers waiting: the channel fails, everything is answered
+                LOG.log(Level.SEVERE, "channel " + index + " failed", e);
+                failed = new SrpIoException("channel " + index + " failed: " + e, e);
+                failEverything(failed);
+                continue;
+            }
             if (work > 0) {
                 idle = 0;
             } else if (++idle < SPINS_BEFORE_YIELD || freeCount < commands.length) {
@@ -223,14 +280,185 @@ final class InitiatorChannel implements Runnable {
         int work = pollCompletions();
         final String lost = lostBecause;
         if (lost != null && failed == null) {
-            failed = new SrpIoException("channel " + index + " to " + connection.remoteAddress() + " lost: " + lost);
-            failEverything(failed);
+            recover(lost);
             work++;
+        }
+        if (failed == null && commands.length != freeCount) {
+            final long now = System.nanoTime();
+            if (now - nextTimeoutCheck >= 0) {
+                nextTimeoutCheck = now + TIMEOUT_CHECK_NANOS;
+                work += checkTimeouts(now);
+            }
         }
         return work + startRequests();
     }
 
+    /**
+     * The connection is gone: every command in flight is to be sent again (reads, and writes the target never
+     * answered: acknowledged ones are done); logs in again with back-off until the reconnect timeout, then fails
+     * everything. Runs on the agent thread, which has nothing else to do meanwhile; submitters wait in the ring.
+     */
+    private void recover(final String why) {
+        final ConnectionId lost = connection;
+        LOG.warning("channel " + index + " to " + lost.remoteAddress() + " lost: " + why + "; logging in again");
+        requeueEverything();
+        closeConnection();
+        final long deadline = System.nanoTime() + faults.reconnectTimeoutNanos();
+        long backoff = RECONNECT_BACKOFF_NANOS;
+        SrpIoException last = null;
+        while (running && System.nanoTime() < deadline) {
+            try {
+                final Link link = reconnector.reconnect(index, this, receives);
+                connection = link.connection();
+                queuePair = link.queuePair();
+                completionQueue = link.completionQueue();
+                credits = link.credits();
+                immediateLimit = link.immediateLimit();
+                sendsOutstanding = 0;
+                unsignaled = 0;
+                lostBecause = null;
+                reconnects++;
+                LOG.info("channel " + index + " logged in again to " + connection.remoteAddress() + "; sending "
+                        + retryCount + " command part(s) again");
+                return;
+            } catch (SrpIoException e) {
+                last = e;
+                LockSupport.parkNanos(Math.min(backoff, Math.max(0, deadline - System.nanoTime())));
+                backoff = Math.min(backoff * 2, MAX_RECONNECT_BACKOFF_NANOS);
+            }
+        }
+        failed = new SrpIoException("channel " + index + " to " + lost.remoteAddress() + " lost: " + why
+                + (last != null ? "; no login again within " + java.time.Duration.ofNanos(faults.reconnectTimeoutNanos())
+                + " (last: " + last.getMessage() + ")" : ""), last);
+        failEverything(failed);
+    }
+
+    /** Every command in flight goes to the retry queue, its slot freed (the old QP is gone, so nothing lands late). */
+    private void requeueEverything() {
+        for (final OutstandingCommand c : commands) {
+            for (int i = 0; i < c.partCount; i++) {
+                requeue(c.parts[i], c.partOffset[i], c.partLength[i]);
+            }
+            if (c.inUse() || c.quarantined) {
+                c.quarantined = false;
+                c.aborting = false;
+                release(c);
+            }
+        }
+        tmFunction = -1;
+        tmCommand = null;
+    }
+
+    private void requeue(final IoRequest request, final long offset, final int length) {
+        final int at = (retryHead + retryCount) % retryRequest.length;
+        retryRequest[at] = request;
+        retryOffset[at] = offset;
+        retryLength[at] = length;
+        retryCount++;
+    }
+
+    /**
+     * A command past the command timeout gets ABORT TASK; task management that got no answer in time escalates:
+     * after an ABORT TASK, LUN RESET; after a LUN RESET, a reconnect. One task management request at a time.
+     */
+    private int checkTimeouts(final long now) {
+        if (tmFunction >= 0) {
+            if (now - tmSentNanos > faults.taskManagementTimeoutNanos()) {
+                if (tmFunction == SrpTaskManagement.ABORT_TASK) {
+                    LOG.warning("channel " + index + ": ABORT TASK got no answer; LUN RESET");
+                    sendTaskManagement(SrpTaskManagement.LUN_RESET, tmLun, null, now);
+                } else {
+                    lostBecause = "LUN RESET got no answer within " + java.time.Duration.ofNanos(faults.taskManagementTimeoutNanos());
+                }
+                return 1;
+            }
+            return 0;
+        }
+        for (final OutstandingCommand c : commands) {
+            if (c.inUse() && !c.aborting && now - c.startNanos > faults.commandTimeoutNanos()) {
+                LOG.warning("channel " + index + ": " + c.parts[0].describe() + " got no answer within "
+                        + java.time.Duration.ofNanos(faults.commandTimeoutNanos()) + "; ABORT TASK");
+                sendTaskManagement(SrpTaskManagement.ABORT_TASK, c.parts[0].lunField, c, now);
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    /** Sends SRP_TSK_MGMT (it takes the credit held back for it) from a control IU. */
+    private void sendTaskManagement(final int function, final long lun, final OutstandingCommand about, final long now) {
+        tmFunction = function;
+        tmLun = lun;
+        tmCommand = about;
+        tmSentNanos = now;
+        if (about != null) {
+            about.aborting = true;
+            aborts++;
+        } else {
+            lunResets++;
+        }
+        final int slot = controlNext;
+        controlNext = (controlNext + 1) % CONTROL_IUS;
+        final long offset = (long) (commands.length + slot) * iuLength;
+        taskManagement.wrap(ius.segment(), offset).reset();
+        taskManagement.setTag(TM_TAG | (about != null ? about.tag : 0)).setLun(lun).setFunction(function)
+                .setTaskTag(about != null ? about.tag : 0);
+        credits--;
+        postControl(slot, offset, SrpTaskManagement.LENGTH);
+    }
+
+    /** The answer to our task management request. */
+    private void taskManagementAnswered(final SrpResponse response) {
+        final int function = tmFunction;
+        final OutstandingCommand about = tmCommand;
+        tmFunction = -1;
+        tmCommand = null;
+        final boolean complete = (response.flags() & SrpResponse.FLAG_RSPVALID) == 0
+                || response.responseCode() == SrpTaskManagement.RSP_COMPLETE;
+        if (function == SrpTaskManagement.ABORT_TASK) {
+            if (about == null || !about.inUse() || about.tag != (response.tag() & ~TM_TAG)) {
+                return; // the command was answered meanwhile
+            }
+            if (complete) {
+                quarantine(about);
+            } else {
+                LOG.warning("channel " + index + ": ABORT TASK answered " + response.responseCode() + "; LUN RESET");
+                sendTaskManagement(SrpTaskManagement.LUN_RESET, tmLun, null, System.nanoTime());
+            }
+        } else if (function == SrpTaskManagement.LUN_RESET) {
+            if (!complete) {
+                lostBecause = "LUN RESET answered " + response.responseCode();
+                return;
+            }
+            for (final OutstandingCommand c : commands) {
+                if (c.inUse() && c.parts[0].lunField == tmLun) {
+                    quarantine(c);
+                }
+            }
+        }
+    }
+
+    /**
+     * An aborted command's parts go to the retry queue; its slot stays out of use until a late response for its tag
+     * comes or the channel logs in again, since the target may still move data into its bounce buffer.
+     */
+    private void quarantine(final OutstandingCommand c) {
+        for (int i = 0; i < c.partCount; i++) {
+            requeue(c.parts[i], c.partOffset[i], c.partLength[i]);
+        }
+        for (int i = 0; i < c.partCount; i++) {
+            c.parts[i] = null;
+        }
+        c.partCount = 0;
+        c.length = 0;
+        c.aborting = false;
+        c.quarantined = true;
+    }
+
     private int pollCompletions() {
+        if (failed != null) {
+            return 0; // the connection and its CQ are closed
+        }
         final int n = completionQueue.poll(completions, completions.capacity());
         for (int i = 0; i < n; i++) {
             final long id = completions.wrId(i);
@@ -322,7 +550,16 @@ final class InitiatorChannel implements Runnable {
     private void responded(final SrpResponse response) {
         credits += response.requestLimitDelta();
         final long tag = response.tag();
+        if ((tag & TM_TAG) != 0) {
+            taskManagementAnswered(response);
+            return;
+        }
         final int slot = (int) (tag & 0xFFFF);
+        if (slot < commands.length && commands[slot].quarantined && commands[slot].tag == tag) {
+            commands[slot].quarantined = false; // the aborted command's late answer: its parts went again already
+            freeCommands[freeCount++] = slot;
+            return;
+        }
         if (slot >= commands.length || !commands[slot].inUse() || commands[slot].tag != tag) {
             LOG.warning("channel " + index + ": a response for no command in flight (tag 0x" + Long.toHexString(tag) + ")");
             return;
@@ -411,7 +648,33 @@ final class InitiatorChannel implements Runnable {
     /** Issues commands while the target's credits and free command slots allow. */
     private int startRequests() {
         int started = 0;
-        while (true) {
+        while (retryCount > 0 && failed == null && lostBecause == null) {
+            if (freeCount == 0 || credits <= TASK_MANAGEMENT_RESERVE || sendsOutstanding >= sendQueueSize - CONTROL_IUS) {
+                return started;
+            }
+            final IoRequest request = retryRequest[retryHead];
+            final long offset = retryOffset[retryHead];
+            final int length = retryLength[retryHead];
+            retryRequest[retryHead] = null;
+            retryHead = (retryHead + 1) % retryRequest.length;
+            retryCount--;
+            started++;
+            if (++request.retries > faults.maxRetries() || request.failure != null) {
+                if (request.failure == null) {
+                    request.failure = new SrpIoException(request.describe() + ": no answer after " + faults.maxRetries()
+                            + " tries (each aborted or its channel lost)");
+                }
+                commandEnded(request);
+                continue;
+            }
+            retries++;
+            final OutstandingCommand c = commands[freeCommands[--freeCount]];
+            c.nextTag();
+            c.startNanos = System.nanoTime();
+            c.add(request, offset, length);
+            send(request, c);
+        }
+        while (lostBecause == null || failed != null) { // a failed channel answers each request at once
             if (current == null) {
                 current = nextRequest();
                 if (current == null) {
@@ -440,6 +703,7 @@ final class InitiatorChannel implements Runnable {
                 }
             }
         }
+        return started;
     }
 
     /**
@@ -526,17 +790,11 @@ final class InitiatorChannel implements Runnable {
 
     /** Builds the next SRP_CMD of {@code request} (and of requests merged with it) in {@code c}'s IU and sends it. */
     private void issue(final IoRequest request, final OutstandingCommand c) {
-        final long tag = c.nextTag();
+        c.nextTag();
         c.startNanos = System.nanoTime();
-        final long iuOffset = (long) c.index * iuLength;
-        command.wrap(ius.segment(), iuOffset).reset().setTag(tag).setLun(request.lunField);
-        final long cdbAt = command.cdbOffsetInSegment();
-        final int direction;
         request.inFlight++;
         if (request.op == IoRequest.RAW) {
-            MemorySegment.copy(request.cdb, 0, ius.segment(), ValueLayout.JAVA_BYTE, cdbAt, 16);
             c.add(request, 0, request.rawLength);
-            direction = request.rawDirection;
             request.issuedBlocks = 1;
         } else {
             final int limit = perCommandBytes(request);
@@ -547,6 +805,20 @@ final class InitiatorChannel implements Runnable {
             if (merge && whole) {
                 mergeFollowing(request, request.sequence, c, limit);
             }
+        }
+        send(request, c);
+    }
+
+    /** Builds the SRP_CMD for the parts in {@code c} (the first of {@code request}) in {@code c}'s IU and sends it. */
+    private void send(final IoRequest request, final OutstandingCommand c) {
+        final long iuOffset = (long) c.index * iuLength;
+        command.wrap(ius.segment(), iuOffset).reset().setTag(c.tag).setLun(request.lunField);
+        final long cdbAt = command.cdbOffsetInSegment();
+        final int direction;
+        if (request.op == IoRequest.RAW) {
+            MemorySegment.copy(request.cdb, 0, ius.segment(), ValueLayout.JAVA_BYTE, cdbAt, 16);
+            direction = request.rawDirection;
+        } else {
             final boolean write = request.op == IoRequest.WRITE;
             ScsiCdb.readWrite16(ius.segment(), cdbAt, write ? ScsiCdb.WRITE_16 : ScsiCdb.READ_16,
                     request.lba + c.partOffset[0] / request.blockSize, c.length / request.blockSize, request.fua);
@@ -641,7 +913,22 @@ final class InitiatorChannel implements Runnable {
 
     /** Fails every command in flight and the request being issued (the channel is gone). */
     private void failEverything(final SrpIoException why) {
+        while (retryCount > 0) {
+            final IoRequest request = retryRequest[retryHead];
+            retryRequest[retryHead] = null;
+            retryHead = (retryHead + 1) % retryRequest.length;
+            retryCount--;
+            if (request.failure == null) {
+                request.failure = why;
+            }
+            commandEnded(request);
+        }
         for (final OutstandingCommand c : commands) {
+            if (c.quarantined) {
+                c.quarantined = false;
+                release(c);
+                continue;
+            }
             if (!c.inUse()) {
                 continue;
             }
@@ -681,8 +968,11 @@ final class InitiatorChannel implements Runnable {
         }
     }
 
-    /** Provider thread: the connection ended. */
-    void connectionLost(final String why) {
+    /** Provider thread: {@code ended} ended; the agent reconnects if it is still the channel's connection. */
+    void connectionLost(final ConnectionId ended, final String why) {
+        if (ended != connection) {
+            return; // an earlier connection's late notice
+        }
         if (lostBecause == null) {
             lostBecause = why;
         }
@@ -713,6 +1003,25 @@ final class InitiatorChannel implements Runnable {
             postControl(controlNext, offset, SrpInitiatorLogout.LENGTH);
             awaitControlSent(deadline + 1_000_000_000L);
         }
-        connection.disconnect();
+        try {
+            connection.disconnect();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "disconnecting channel " + index, e);
+        }
+        closeConnection();
+    }
+
+    /** Closes the current connection (its QP goes with it) and its CQ (agent thread, or after the agent stopped). */
+    private void closeConnection() {
+        try {
+            connection.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "closing the connection of channel " + index, e);
+        }
+        try {
+            completionQueue.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "closing the completion queue of channel " + index, e);
+        }
     }
 }

@@ -30,11 +30,19 @@ import java.util.Objects;
  *                          last ends) go as one command, up to a command's size and 16 requests, {@link #DEFAULT_MERGE}
  * @param readPriority      while requests wait for credits, a read that overlaps no waiting write starts before the
  *                          writes ahead of it (a write is passed 8 times at most), {@link #DEFAULT_READ_PRIORITY}
+ * @param commandTimeout    a command unanswered this long gets ABORT TASK (then LUN RESET, then a reconnect, each when
+ *                          the one before gets no answer within half of it) and is sent again,
+ *                          {@link #DEFAULT_COMMAND_TIMEOUT}
+ * @param reconnectTimeout  how long a channel whose connection was lost keeps logging in again (with back-off from
+ *                          100 ms to 2 s) before its requests fail, {@link #DEFAULT_RECONNECT_TIMEOUT}
+ * @param maxRetries        times a command is sent again after an abort or a lost connection before its request
+ *                          fails, {@link #DEFAULT_MAX_RETRIES}
  */
 public record InitiatorConfig(String provider, InetSocketAddress target, long idExt, long iocGuid, long initiatorIdHigh,
                               long initiatorIdLow, int channels, int queueDepth, int iuLength, boolean immediateData,
                               int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout,
-                              boolean merge, boolean readPriority) {
+                              boolean merge, boolean readPriority, Duration commandTimeout, Duration reconnectTimeout,
+                              int maxRetries) {
     /** One channel: enough for one submitting thread; give one per submitting thread for more. */
     public static final int DEFAULT_CHANNELS = 1;
     /** 128 commands in flight per channel: what our target grants by default (its {@code channel.credits}). */
@@ -53,6 +61,12 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public static final boolean DEFAULT_MERGE = true;
     /** Read priority on: reads wait less behind writes under a mixed load (as Linux's deadline scheduler favours reads). */
     public static final boolean DEFAULT_READ_PRIORITY = true;
+    /** 30 s, the timeout Linux's sd gives a command. */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(30);
+    /** 60 s: a target restart (a daemon or a host) fits. */
+    public static final Duration DEFAULT_RECONNECT_TIMEOUT = Duration.ofSeconds(60);
+    /** 3 retries, as the SCSI midlayer's default for disks (SD_MAX_RETRIES is 5; 3 keeps a dead LUN's wait short). */
+    public static final int DEFAULT_MAX_RETRIES = 3;
     /** Low 64 bits of the default initiator port id. */
     public static final long DEFAULT_INITIATOR_ID_LOW = 1;
 
@@ -69,6 +83,14 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(channelPolicy, "channelPolicy");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(commandTimeout, "commandTimeout");
+        Objects.requireNonNull(reconnectTimeout, "reconnectTimeout");
+        if (commandTimeout.isNegative() || commandTimeout.isZero()) {
+            throw new IllegalArgumentException("commandTimeout must be positive, not " + commandTimeout);
+        }
+        if (maxRetries < 0) {
+            throw new IllegalArgumentException("maxRetries must be 0 or more, not " + maxRetries);
+        }
         if (channels < 1 || channels > 256) {
             throw new IllegalArgumentException("channels must be 1..256, not " + channels);
         }
@@ -96,7 +118,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         return new InitiatorConfig(provider, new InetSocketAddress(host, port), id, id, defaultInitiatorIdHigh(),
                 DEFAULT_INITIATOR_ID_LOW, DEFAULT_CHANNELS, DEFAULT_QUEUE_DEPTH, DEFAULT_IU_LENGTH, DEFAULT_IMMEDIATE_DATA,
                 DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MERGE,
-                DEFAULT_READ_PRIORITY);
+                DEFAULT_READ_PRIORITY, DEFAULT_COMMAND_TIMEOUT, DEFAULT_RECONNECT_TIMEOUT, DEFAULT_MAX_RETRIES);
     }
 
     /** High 64 bits of the default initiator port id: the derived prefix and the CRC-32 of this host's name. */
@@ -111,39 +133,36 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     }
 
     public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
-        return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
+        return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     public InitiatorConfig withInitiatorPortId(final long high, final long low) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge, readPriority);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count, queueDepth, iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     public InitiatorConfig withQueueDepth(final int depth) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
-                iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1), channelPolicy,
-                connectTimeout, merge, readPriority);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth, iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1), channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     public InitiatorConfig withImmediateData(final boolean on) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     /** Switches the scheduling layer's merging and read priority. */
     public InitiatorConfig withScheduling(final boolean mergeAdjacent, final boolean readsFirst) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, mergeAdjacent, readsFirst);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     public InitiatorConfig withBounceBytes(final int bytes) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth,
-                iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge, readPriority);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+    }
+
+    /** The command timeout, the reconnect timeout and the retries. */
+    public InitiatorConfig withFaultHandling(final Duration command, final Duration reconnect, final int retries) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, command, reconnect, retries);
     }
 }

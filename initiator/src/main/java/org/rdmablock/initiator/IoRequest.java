@@ -51,6 +51,8 @@ final class IoRequest {
     boolean started;
     /** Reads that started ahead of it while it waited (read priority), so that a write is passed a bounded number of times. */
     int passedBy;
+    /** Times a part of it was sent again (after an abort or a reconnect). */
+    int retries;
 
     void set(final int operation, final long lun, final int blockLength, final long firstBlock, final long blockCount,
              final MemorySegment data, final long dataOffset, final int registration, final boolean forceUnitAccess,
@@ -74,6 +76,7 @@ final class IoRequest {
         done = false;
         started = false;
         passedBy = 0;
+        retries = 0;
     }
 
     /** Whether every command of it has been issued. */

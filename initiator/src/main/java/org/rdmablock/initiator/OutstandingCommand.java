@@ -26,6 +26,13 @@ final class OutstandingCommand {
     /** Whether the data goes through this slot's bounce buffer (copied in for writes, out for reads), parts in a row. */
     boolean bounced;
     long startNanos;
+    /** An ABORT TASK for it is in flight. */
+    boolean aborting;
+    /**
+     * Aborted: its parts went to the retry queue, but the slot stays out of use until a late response for its tag
+     * comes or the channel logs in again (the target may still move data for it).
+     */
+    boolean quarantined;
 
     OutstandingCommand(final int index) {
         this.index = index;

@@ -199,54 +199,100 @@ public final class SrpInitiator implements AutoCloseable {
     }
 
     private void login(final int index) throws SrpIoException {
-        final ConnectionId id;
-        try {
-            id = provider.connectionManager().resolve(config.target(), config.connectTimeout());
-        } catch (RuntimeException e) {
-            throw new SrpIoException("cannot reach " + config.target() + " over " + provider.name() + ": " + e.getMessage(), e);
-        }
-        resources.add(id);
+        final ConnectionId id = resolve();
         if (context == null) {
             context = id.context();
             pd = context.allocateProtectionDomain();
-        } else if (id.context() != context) {
-            throw new SrpIoException("channel " + index + " to " + config.target() + " came up on another RDMA device");
         }
-        final int depth = config.queueDepth();
-        // a SEND's completion may come after its response, so the send queue holds two commands per slot
-        final int sendQueue = 2 * depth + InitiatorChannel.CONTROL_IUS + 1;
-        final CompletionQueue cq = context.createCompletionQueue(sendQueue + depth + InitiatorChannel.SPARE_RECEIVES, null);
-        resources.add(0, cq); // closed after the connection (and its QP)
-        final QueuePair qp = id.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
-                new QueuePairCapabilities(sendQueue, depth + InitiatorChannel.SPARE_RECEIVES,
-                        1, 1, 0), false));
-        final InitiatorChannel.ChannelMemory memory = channelMemory(depth, qp);
-        final SrpLoginResponse response = new SrpLoginResponse();
-        try {
-            id.connect(new ConnectionParameters(loginRequest(index), 16, 16, 7, 7), config.connectTimeout());
-        } catch (ConnectionRejectedException e) {
-            throw new SrpIoException("the target at " + config.target() + " rejected the login of channel " + index + ": "
-                    + rejectReason(e.privateData()), e);
-        } catch (RuntimeException e) {
-            throw new SrpIoException("connect to " + config.target() + " failed: " + e.getMessage(), e);
-        }
-        final byte[] reply = id.privateData();
-        response.wrap(MemorySegment.ofArray(reply), 0);
-        if (reply.length < SrpLoginResponse.LENGTH || response.validate(reply.length) != SrpDecodeError.NONE) {
-            throw new SrpIoException("the target's login response does not decode (" + reply.length + " bytes)");
-        }
-        final int maxIt = (int) Math.min(response.maxInitiatorToTargetIuLength(), config.iuLength());
-        final int immediateLimit = config.immediateData() && response.immediateDataSupported()
-                ? Math.max(0, maxIt - InitiatorChannel.IMMEDIATE_DATA_OFFSET) : 0;
-        final InitiatorChannel channel = new InitiatorChannel(index, id, qp, cq, memory, depth, response.requestLimitDelta(),
-                immediateLimit, config.ringSize(), sendQueue, config.merge(), config.readPriority());
-        id.onDisconnect(c -> channel.connectionLost("the connection was disconnected"));
+        final InitiatorChannel.ChannelMemory memory = channelMemory(config.queueDepth());
+        final InitiatorChannel.Link link = connectOn(id, index, memory.receiveRequests(), index == 0);
+        final InitiatorChannel channel = new InitiatorChannel(index, link, memory, config.queueDepth(), config.ringSize(),
+                sendQueueSize(), config.merge(), config.readPriority(), faults(), this::reconnect);
+        link.connection().onDisconnect(c -> channel.connectionLost(c, "the connection was disconnected"));
         channels.add(channel);
         channel.start();
     }
 
-    /** Registers the channel's IU, receive and bounce buffers and posts every receive. */
-    private InitiatorChannel.ChannelMemory channelMemory(final int depth, final QueuePair qp) {
+    private InitiatorChannel.Faults faults() {
+        return new InitiatorChannel.Faults(config.commandTimeout().toNanos(), config.commandTimeout().toNanos() / 2 + 1,
+                config.reconnectTimeout().toNanos(), config.maxRetries());
+    }
+
+    /** A SEND's completion may come after its response, so the send queue holds two commands per slot. */
+    private int sendQueueSize() {
+        return 2 * config.queueDepth() + InitiatorChannel.CONTROL_IUS + 1;
+    }
+
+    private ConnectionId resolve() throws SrpIoException {
+        try {
+            return provider.connectionManager().resolve(config.target(), config.connectTimeout());
+        } catch (RuntimeException e) {
+            throw new SrpIoException("cannot reach " + config.target() + " over " + provider.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Channel thread, after its connection was lost: logs channel {@code index} in again (multichannel action
+     * MULTIPLE, so that the session's other channels stay) on the same device, posting its receives first.
+     */
+    private InitiatorChannel.Link reconnect(final int index, final InitiatorChannel channel,
+                                            final ReceiveWorkRequest[] receives) throws SrpIoException {
+        if (closed) {
+            throw new SrpIoException("the initiator is closed");
+        }
+        final ConnectionId id = resolve();
+        final InitiatorChannel.Link link = connectOn(id, index, receives, false);
+        id.onDisconnect(c -> channel.connectionLost(c, "the connection was disconnected"));
+        return link;
+    }
+
+    /**
+     * Makes a CQ and an RC QP on {@code id}, posts {@code receives} and logs in; on any failure closes them and the id.
+     *
+     * @param single multichannel action SINGLE (the session's first login), else MULTIPLE
+     */
+    private InitiatorChannel.Link connectOn(final ConnectionId id, final int index, final ReceiveWorkRequest[] receives,
+                                            final boolean single) throws SrpIoException {
+        CompletionQueue cq = null;
+        try {
+            if (id.context() != context) {
+                throw new SrpIoException("channel " + index + " to " + config.target() + " came up on another RDMA device");
+            }
+            final int depth = config.queueDepth();
+            cq = context.createCompletionQueue(sendQueueSize() + depth + InitiatorChannel.SPARE_RECEIVES, null);
+            final QueuePair qp = id.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
+                    new QueuePairCapabilities(sendQueueSize(), depth + InitiatorChannel.SPARE_RECEIVES, 1, 1, 0), false));
+            for (final ReceiveWorkRequest receive : receives) {
+                qp.postReceive(receive);
+            }
+            try {
+                id.connect(new ConnectionParameters(loginRequest(index, single), 16, 16, 7, 7), config.connectTimeout());
+            } catch (ConnectionRejectedException e) {
+                throw new SrpIoException("the target at " + config.target() + " rejected the login of channel " + index + ": "
+                        + rejectReason(e.privateData()), e);
+            } catch (RuntimeException e) {
+                throw new SrpIoException("connect to " + config.target() + " failed: " + e.getMessage(), e);
+            }
+            final byte[] reply = id.privateData();
+            final SrpLoginResponse response = new SrpLoginResponse().wrap(MemorySegment.ofArray(reply), 0);
+            if (reply.length < SrpLoginResponse.LENGTH || response.validate(reply.length) != SrpDecodeError.NONE) {
+                throw new SrpIoException("the target's login response does not decode (" + reply.length + " bytes)");
+            }
+            final int maxIt = (int) Math.min(response.maxInitiatorToTargetIuLength(), config.iuLength());
+            final int immediateLimit = config.immediateData() && response.immediateDataSupported()
+                    ? Math.max(0, maxIt - InitiatorChannel.IMMEDIATE_DATA_OFFSET) : 0;
+            return new InitiatorChannel.Link(id, qp, cq, response.requestLimitDelta(), immediateLimit);
+        } catch (SrpIoException | RuntimeException e) {
+            id.close();
+            if (cq != null) {
+                cq.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Registers the channel's IU, receive and bounce buffers and makes its receive work requests. */
+    private InitiatorChannel.ChannelMemory channelMemory(final int depth) {
         final int iuLength = config.iuLength();
         final MemoryRegion ius = register((long) (depth + InitiatorChannel.CONTROL_IUS) * iuLength, AccessFlags.LOCAL_WRITE);
         final int receiveCount = depth + InitiatorChannel.SPARE_RECEIVES;
@@ -257,7 +303,6 @@ public final class SrpInitiator implements AutoCloseable {
         for (int i = 0; i < receiveCount; i++) {
             receives[i] = new ReceiveWorkRequest(1).wrId(InitiatorChannel.RECEIVE_KIND | i);
             receives[i].sgl().add(receiveRegion, (long) i * iuLength, iuLength);
-            qp.postReceive(receives[i]);
         }
         return new InitiatorChannel.ChannelMemory(ius, iuLength, receiveRegion, iuLength, receives, bounce, config.bounceBytes());
     }
@@ -269,9 +314,9 @@ public final class SrpInitiator implements AutoCloseable {
     }
 
     /** The 56-byte login request of Linux's ib_srp (srp_login_req_rdma) for channel {@code index}. */
-    private byte[] loginRequest(final int index) {
+    private byte[] loginRequest(final int index, final boolean single) {
         final MemorySegment out = MemorySegment.ofArray(new byte[SrpLoginRequestRdmaCm.LENGTH]);
-        final int multichannel = index == 0 ? SrpLoginRequest.MULTICHANNEL_SINGLE : SrpLoginRequest.MULTICHANNEL_MULTI;
+        final int multichannel = single ? SrpLoginRequest.MULTICHANNEL_SINGLE : SrpLoginRequest.MULTICHANNEL_MULTI;
         new SrpLoginRequestRdmaCm().wrap(out, 0).reset().setTag(LOGIN_TAG + index)
                 .setRequestedMaxInitiatorToTargetIuLength(config.iuLength())
                 .setRequiredBufferFormats(SrpBufferFormat.SUPPORTS_DIRECT | SrpBufferFormat.SUPPORTS_INDIRECT)
@@ -422,12 +467,7 @@ public final class SrpInitiator implements AutoCloseable {
         for (final MemoryRegion region : registered.removeAll()) {
             region.close();
         }
-        // connections (with their QPs) first, then regions, CQs and the PD
-        final List<AutoCloseable> order = new ArrayList<>();
-        resources.stream().filter(r -> r instanceof ConnectionId).forEach(order::add);
-        resources.stream().filter(r -> r instanceof MemoryRegion).forEach(order::add);
-        resources.stream().filter(r -> r instanceof CompletionQueue).forEach(order::add);
-        for (final AutoCloseable resource : order) {
+        for (final AutoCloseable resource : resources) {
             try {
                 resource.close();
             } catch (Exception e) {

@@ -256,10 +256,13 @@ class InitiatorTest {
         }
     }
 
-    /** The target stops while commands are in flight: every caller hears back (an error or its data), none waits on. */
+    /**
+     * The target stops for good while commands are in flight: the channel tries to log in again for the reconnect
+     * timeout (2 s here), then every caller hears back (an error or its data), none waits on.
+     */
     @Test
     void aTargetThatGoesAwayFailsWhatIsInFlightAndNothingHangs() throws Exception {
-        initiator = SrpInitiator.connect(config(0x108));
+        initiator = SrpInitiator.connect(config(0x108).withFaultHandling(Duration.ofSeconds(30), Duration.ofSeconds(2), 3));
         final Lun lun = initiator.lun(1);
         final List<CompletableFuture<Long>> pending = new ArrayList<>();
         final MemorySegment buffer = initiator.allocateBuffer(256 * 4096L);
