@@ -130,6 +130,26 @@ public final class SrpInitiator implements AutoCloseable {
         return n;
     }
 
+    /** ABORT TASKs sent for commands past the command timeout, on all channels. */
+    public long aborts() {
+        return channels.stream().mapToLong(c -> c.aborts).sum();
+    }
+
+    /** LUN RESETs sent (an ABORT TASK that got no answer, or a failed one). */
+    public long lunResets() {
+        return channels.stream().mapToLong(c -> c.lunResets).sum();
+    }
+
+    /** Times a channel logged in again after its connection was lost. */
+    public long reconnects() {
+        return channels.stream().mapToLong(c -> c.reconnects).sum();
+    }
+
+    /** Command parts sent again after an abort or a reconnect. */
+    public long retries() {
+        return channels.stream().mapToLong(c -> c.retries).sum();
+    }
+
     /** Requests that went in another request's command (merging) on all channels. */
     public long requestsMerged() {
         long n = 0;
