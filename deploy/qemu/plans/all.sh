@@ -1,6 +1,7 @@
 #!/bin/bash
 # The first boot of check.sh (with --siw): the native provider's conformance suite on rxe, the target's end-to-end
-# suite on rxe, then the soft provider against siw.
+# suite and the initiator library against it on rxe, then the soft provider against siw.
 bash $REPO/deploy/qemu/plans/verbs-native.sh
 bash $REPO/deploy/qemu/plans/target-native.sh
+bash $REPO/deploy/qemu/plans/initiator-native.sh
 bash $REPO/deploy/qemu/plans/interop.sh
