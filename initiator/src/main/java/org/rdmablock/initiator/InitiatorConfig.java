@@ -148,6 +148,11 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth, iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1), channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
+    /** The initiator-to-target IU length asked for at login (LIO's ib_srpt takes its {@code srp_max_req_size}). */
+    public InitiatorConfig withIuLength(final int length) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, length, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+    }
+
     public InitiatorConfig withImmediateData(final boolean on) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
