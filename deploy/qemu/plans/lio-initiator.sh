@@ -38,6 +38,7 @@ lio_down() (
   rm $T/acls/192.0.2.15/lun_0/lun_0; rmdir $T/acls/192.0.2.15/lun_0 $T/acls/192.0.2.15
   rm $T/lun/lun_0/ram0; rmdir $T/lun/lun_0 $T $wwn
   rmdir $CFG/core/rd_mcp_0/ram0 $CFG/core/rd_mcp_0
+  rmdir $CFG/srpt   # unregisters the fabric, which holds ib_srpt
   rmmod ib_srpt
 )
 lio_junit() {

@@ -101,6 +101,8 @@ final class InitiatorChannel implements Runnable {
     private final OutstandingCommand[] commands;
     private final int[] freeCommands;
     private int freeCount;
+    /** Slots held out of use after an abort (agent thread; read by {@link #inFlight} as a snapshot). */
+    private volatile int quarantinedCount;
     private final ReceiveWorkRequest[] receives;
     private final SendWorkRequest[] controlSends = new SendWorkRequest[CONTROL_IUS];
     private int controlNext;
@@ -238,7 +240,7 @@ final class InitiatorChannel implements Runnable {
 
     /** Commands in flight now (a snapshot, any thread). */
     int inFlight() {
-        return commands.length - freeCount;
+        return commands.length - freeCount - quarantinedCount;
     }
 
     /** The agent's loop: one duty cycle after another until {@link #stop}. */
@@ -258,7 +260,7 @@ final class InitiatorChannel implements Runnable {
             }
             if (work > 0) {
                 idle = 0;
-            } else if (++idle < SPINS_BEFORE_YIELD || freeCount < commands.length) {
+            } else if (++idle < SPINS_BEFORE_YIELD || inFlight() > 0) {
                 if (idle >= SPINS_BEFORE_YIELD) {
                     Thread.yield(); // commands in flight: their responses come soon
                 } else {
@@ -340,6 +342,9 @@ final class InitiatorChannel implements Runnable {
                 requeue(c.parts[i], c.partOffset[i], c.partLength[i]);
             }
             if (c.inUse() || c.quarantined) {
+                if (c.quarantined) {
+                    quarantinedCount--;
+                }
                 c.quarantined = false;
                 c.aborting = false;
                 release(c);
@@ -453,6 +458,7 @@ final class InitiatorChannel implements Runnable {
         c.length = 0;
         c.aborting = false;
         c.quarantined = true;
+        quarantinedCount++;
     }
 
     private int pollCompletions() {
@@ -557,6 +563,7 @@ final class InitiatorChannel implements Runnable {
         final int slot = (int) (tag & 0xFFFF);
         if (slot < commands.length && commands[slot].quarantined && commands[slot].tag == tag) {
             commands[slot].quarantined = false; // the aborted command's late answer: its parts went again already
+            quarantinedCount--;
             freeCommands[freeCount++] = slot;
             return;
         }
@@ -926,6 +933,7 @@ final class InitiatorChannel implements Runnable {
         for (final OutstandingCommand c : commands) {
             if (c.quarantined) {
                 c.quarantined = false;
+                quarantinedCount--;
                 release(c);
                 continue;
             }

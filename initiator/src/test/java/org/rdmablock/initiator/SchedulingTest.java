@@ -5,6 +5,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rdmablock.protocol.scsi.BackendCallback;
+import org.rdmablock.protocol.scsi.BlockBackend;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
@@ -17,6 +19,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,24 +28,95 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The scheduling layer: merging of adjacent requests into one command, and read priority, each switched on and off.
- * Queue depth 2 makes requests wait for a command slot, which is when both act.
+ * Queue depth 2 makes requests wait for a command slot, which is when both act; the LUN holds every command until the
+ * test has submitted all of them ({@link #hold}), so that they wait whatever the machine's speed.
  */
 class SchedulingTest {
     static final int DEPTH = 2;
     SrpTarget target;
     InMemoryBackend backend;
     SrpInitiator initiator;
+    /** While set, every backend call waits for it: the commands in flight stay in flight. */
+    volatile CountDownLatch hold;
 
     @BeforeEach
     void start() {
         backend = new InMemoryBackend(16L << 20);
         final LogicalUnitTable units = new LogicalUnitTable();
-        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("sched").blockSize(512).build(), backend));
+        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("sched").blockSize(512).build(), held(backend)));
         target = SrpTarget.start(InitiatorTest.targetConfig(), initiator -> units);
+    }
+
+    /** {@code memory}, each call waiting while {@link #hold} is set. */
+    private BlockBackend held(final InMemoryBackend memory) {
+        return new BlockBackend() {
+            private void await() {
+                final CountDownLatch latch = hold;
+                if (latch != null) {
+                    try {
+                        latch.await(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+
+            @Override
+            public long sizeBytes() {
+                return memory.sizeBytes();
+            }
+
+            @Override
+            public boolean supportsUnmap() {
+                return false;
+            }
+
+            @Override
+            public boolean unmapReadsZeroes() {
+                return false;
+            }
+
+            @Override
+            public void read(final long offset, final MemorySegment buffer, final long at, final int length, final BackendCallback cb) {
+                await();
+                memory.read(offset, buffer, at, length, cb);
+            }
+
+            @Override
+            public void write(final long offset, final MemorySegment buffer, final long at, final int length, final boolean fua,
+                              final BackendCallback cb) {
+                await();
+                memory.write(offset, buffer, at, length, fua, cb);
+            }
+
+            @Override
+            public void flush(final BackendCallback cb) {
+                memory.flush(cb);
+            }
+
+            @Override
+            public void unmap(final long offset, final long length, final BackendCallback cb) {
+                memory.unmap(offset, length, cb);
+            }
+        };
+    }
+
+    /** Holds the LUN's calls from now until {@link #release}. */
+    private void holdTheLun() {
+        hold = new CountDownLatch(1);
+    }
+
+    private void release() {
+        final CountDownLatch latch = hold;
+        hold = null;
+        latch.countDown();
     }
 
     @AfterEach
     void stop() {
+        if (hold != null) {
+            release();
+        }
         if (initiator != null) {
             initiator.close();
         }
@@ -74,17 +148,21 @@ class SchedulingTest {
         }
         final long commandsBefore = initiator.commandsIssued();
         final List<CompletableFuture<Long>> writes = new ArrayList<>();
+        holdTheLun();
         for (int i = 0; i < requests; i++) {
             // each request's buffer lies apart from the next one's: merging must not assume they touch
             writes.add(lun.write(800 + i * 8L, 8, out, (long) ((i * 37) % requests) * 4096, false));
         }
+        release();
         for (final CompletableFuture<Long> w : writes) {
             assertEquals(4096, w.get(20, TimeUnit.SECONDS));
         }
         final List<CompletableFuture<Long>> reads = new ArrayList<>();
+        holdTheLun();
         for (int i = 0; i < requests; i++) {
             reads.add(lun.read(800 + i * 8L, 8, in, (long) ((i * 53) % requests) * 4096));
         }
+        release();
         for (final CompletableFuture<Long> r : reads) {
             assertEquals(4096, r.get(20, TimeUnit.SECONDS));
         }
@@ -122,6 +200,7 @@ class SchedulingTest {
         final int[] order = new int[writes + reads];
         final AtomicInteger answered = new AtomicInteger();
         final List<CompletableFuture<Long>> all = new ArrayList<>();
+        holdTheLun();
         for (int i = 0; i < writes + reads; i++) {
             final int id = i;
             final CompletableFuture<Long> f = new CompletableFuture<>();
@@ -140,6 +219,7 @@ class SchedulingTest {
                 lun.read(10_000 + i * 64L, 8, buffer, i * 4096L, null, record);
             }
         }
+        release();
         for (final CompletableFuture<Long> f : all) {
             f.get(20, TimeUnit.SECONDS);
         }
@@ -177,6 +257,7 @@ class SchedulingTest {
         final int writes = 10;
         final List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
         final List<CompletableFuture<Long>> pending = new ArrayList<>();
+        holdTheLun();
         for (int i = 0; i <= writes + 1; i++) {
             final String name = i < writes ? "W" + i : i == writes ? "overlapping" : "apart";
             final CompletableFuture<Long> f = new CompletableFuture<>();
@@ -191,6 +272,7 @@ class SchedulingTest {
                 lun.read(i == writes ? (writes - 1) * 64L + 4 : 20_000, 8, buffer, 30 * 4096L + i * 4096L, null, record);
             }
         }
+        release();
         for (final CompletableFuture<Long> f : pending) {
             f.get(20, TimeUnit.SECONDS);
         }
