@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Our target and bench against nbdkit and fio, on this machine, in one run: our SRP target (soft provider, one memory
+# LUN) driven by `bin/rdmablock bench`, and nbdkit's memory plugin driven by fio's nbd engine, with the same block
+# size, queue depth, pattern, ramp and runtime. Rows are interleaved (ours, then nbdkit's, row after row; the order
+# flips every round) so that both see the same machine load; with several rounds the table shows medians.
+#
+#   tools/bench/compare-nbdkit.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G]
+#
+# Installs fio and nbdkit with apt-get when they are missing (sudo when not root). Prints one markdown table:
+# IOPS, MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and ours/nbdkit (IOPS).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+runtime=10
+ramp=1
+rounds=3
+size=1G
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runtime) runtime="$2"; shift 2 ;;
+    --ramp) ramp="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --size) size="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+command -v fio >/dev/null 2>&1 || missing+=(fio)
+command -v nbdkit >/dev/null 2>&1 || missing+=(nbdkit)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]}" >&2
+  sudo=()
+  if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
+  "${sudo[@]}" apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >&2
+fi
+if ! fio --enghelp=nbd >/dev/null 2>&1; then
+  echo "this fio has no nbd engine (built without libnbd)" >&2
+  exit 1
+fi
+
+work="$(mktemp -d)"
+target_pid=""
+nbdkit_pid=""
+cleanup() {
+  for pid in $target_pid $nbdkit_pid; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in $target_pid $nbdkit_pid; do
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# build once, outside every measurement (bin/rdmablock bench builds what is stale)
+"$root/bin/rdmablock" bench --help >/dev/null
+
+port="$(free_port)"
+cat > "$work/target.toml" <<EOF
+[listen]
+provider = "soft"
+address = "127.0.0.1"
+port = $port
+
+[[lun]]
+number = 0
+backend = "memory"
+size = "${size}iB"
+EOF
+"$root/bin/rdmablock" target --config "$work/target.toml" > "$work/target.log" 2>&1 &
+target_pid=$!
+for _ in $(seq 1 600); do
+  grep -q "listening on" "$work/target.log" && break
+  kill -0 "$target_pid" 2>/dev/null || { cat "$work/target.log" >&2; echo "our target did not start" >&2; exit 1; }
+  sleep 0.1
+done
+grep -q "listening on" "$work/target.log" || { echo "our target did not start within 60 s" >&2; exit 1; }
+
+nport="$(free_port)"
+nbdkit -f -i 127.0.0.1 -p "$nport" memory "$size" > "$work/nbdkit.log" 2>&1 &
+nbdkit_pid=$!
+for _ in $(seq 1 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$nport") 2>/dev/null && break
+  kill -0 "$nbdkit_pid" 2>/dev/null || { cat "$work/nbdkit.log" >&2; echo "nbdkit did not start" >&2; exit 1; }
+  sleep 0.1
+done
+uri="nbd://127.0.0.1:$nport"
+
+ours() { # rw bs iodepth json [extra bench options...]
+  local rw="$1" bs="$2" depth="$3" json="$4"
+  shift 4
+  "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw "$rw" --bs "$bs" --iodepth "$depth" --no-progress \
+    --json "$json" "$@" > "$work/ours.out" 2>&1 || { cat "$work/ours.out" >&2; return 1; }
+}
+theirs() { # rw bs iodepth json [extra fio options...]
+  local rw="$1" bs="$2" depth="$3" json="$4"
+  shift 4
+  fio --name=row --ioengine=nbd --uri="$uri" --rw="$rw" --bs="$bs" --iodepth="$depth" --numjobs=1 \
+    --lat_percentiles=1 --output-format=json --output="$json" "$@" > "$work/fio.out" 2>&1 \
+    || { cat "$work/fio.out" >&2; return 1; }
+}
+
+echo "load before: $(uptime)" >&2
+# both LUNs written once (1 MiB sequential), so that the reads read data on both sides (nbdkit's memory plugin
+# answers never-written blocks without touching memory)
+ours write 1m 4 "$work/fill-ours.json" --size "$(echo "$size" | tr 'A-Z' 'a-z')"
+theirs write 1m 4 "$work/fill-nbdkit.json" --size="$size"
+
+rows=(
+  "4k randread QD1|randread|4k|1"
+  "4k randread QD16|randread|4k|16"
+  "4k randread QD64|randread|4k|64"
+  "4k randwrite QD1|randwrite|4k|1"
+  "4k randwrite QD16|randwrite|4k|16"
+  "4k randwrite QD64|randwrite|4k|64"
+  "1m read QD4|read|1m|4"
+  "1m write QD4|write|1m|4"
+)
+: > "$work/results.tsv"
+for round in $(seq 1 "$rounds"); do
+  for row in "${rows[@]}"; do
+    IFS='|' read -r name rw bs depth <<< "$row"
+    order=(ours nbdkit)
+    if [ $((round % 2)) = 0 ]; then order=(nbdkit ours); fi
+    for who in "${order[@]}"; do
+      json="$work/r$round-$rw-$bs-$depth-$who.json"
+      if [ "$who" = ours ]; then
+        ours "$rw" "$bs" "$depth" "$json" --runtime "${runtime}s" --ramp "${ramp}s"
+      else
+        theirs "$rw" "$bs" "$depth" "$json" --time_based --runtime="$runtime" --ramp_time="$ramp"
+      fi
+      printf '%s\t%s\t%s\t%s\n' "$name" "$round" "$who" "$json" >> "$work/results.tsv"
+      echo "round $round: $name: $who done" >&2
+    done
+  done
+done
+echo "load after: $(uptime)" >&2
+
+python3 - "$work/results.tsv" "$runtime" "$ramp" "$rounds" <<'PY'
+import json, statistics, sys
+from collections import OrderedDict
+
+results, runtime, ramp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+
+def ours(path):
+    d = json.load(open(path))
+    lat = d["lat_ns"]
+    return d["iops"], d["mb_s"], lat["p50"] / 1e3, lat["p99"] / 1e3
+
+def nbdkit(path):
+    job = json.load(open(path))["jobs"][0]
+    iops = bw = 0.0
+    lat50 = lat99 = None
+    for side in ("read", "write"):
+        s = job[side]
+        if s["total_ios"] == 0 and s["iops"] == 0:
+            continue
+        iops += s["iops"]
+        bw += s["bw_bytes"] / 1e6
+        lat = s.get("lat_ns", {}).get("percentile") or s["clat_ns"]["percentile"]
+        lat50, lat99 = lat["50.000000"] / 1e3, lat["99.000000"] / 1e3
+    return iops, bw, lat50, lat99
+
+rows = OrderedDict()
+for line in open(results):
+    name, rnd, who, path = line.rstrip("\n").split("\t")
+    figures = ours(path) if who == "ours" else nbdkit(path)
+    rows.setdefault(name, {}).setdefault(rnd, {})[who] = figures
+
+def med(values):
+    return statistics.median(values)
+
+def fmt_lat(us):
+    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} µs"
+
+title = f"medians of {rounds} rounds" if rounds > 1 else "one round"
+print(f"| row ({runtime} s each after a {ramp} s ramp, {title}) | ours IOPS | ours MB/s | ours p50 / p99 "
+      f"| nbdkit IOPS | nbdkit MB/s | nbdkit p50 / p99 | ours / nbdkit (IOPS) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for name, by_round in rows.items():
+    o = [r["ours"] for r in by_round.values()]
+    n = [r["nbdkit"] for r in by_round.values()]
+    ratios = [r["ours"][0] / r["nbdkit"][0] for r in by_round.values() if r["nbdkit"][0] > 0]
+    ratio = med(ratios) if ratios else float("nan")
+    spread = f" ({min(ratios):.2f} – {max(ratios):.2f})" if len(ratios) > 1 else ""
+    print(f"| {name} | {med([x[0] for x in o]):,.0f} | {med([x[1] for x in o]):.1f} | "
+          f"{fmt_lat(med([x[2] for x in o]))} / {fmt_lat(med([x[3] for x in o]))} | "
+          f"{med([x[0] for x in n]):,.0f} | {med([x[1] for x in n]):.1f} | "
+          f"{fmt_lat(med([x[2] for x in n]))} / {fmt_lat(med([x[3] for x in n]))} | "
+          f"**{ratio:.2f}**{spread} |")
+PY

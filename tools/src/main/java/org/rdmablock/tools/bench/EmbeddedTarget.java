@@ -1,0 +1,94 @@
+package org.rdmablock.tools.bench;
+
+import org.rdmablock.protocol.srp.SrpTargetPortId;
+import org.rdmablock.target.LunInventory;
+import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.config.ConfigException;
+import org.rdmablock.target.config.ListenConfig;
+import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.target.config.TargetConfigReader;
+import org.rdmablock.target.srp.SrpTarget;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The bench's own target ({@code --embedded-target memory|null}): our SRP target in this process on 127.0.0.1, a free
+ * port, one LUN 0 of the given backend, every other setting the daemon's default. Handy for a quick run and for
+ * tests; the bench and the target then share this process's CPUs, so for figures to compare run the daemon apart
+ * ({@code bin/rdmablock target --config}).
+ */
+final class EmbeddedTarget implements AutoCloseable {
+    /** The address it listens on. */
+    static final String ADDRESS = "127.0.0.1";
+    private final LunInventory inventory;
+    private final SrpTarget target;
+    private final long idExt;
+
+    private EmbeddedTarget(final LunInventory inventory, final SrpTarget target, final long idExt) {
+        this.inventory = inventory;
+        this.target = target;
+        this.idExt = idExt;
+    }
+
+    /**
+     * Starts a target on {@code provider} with LUN 0 of {@code backend} ({@code memory} or {@code null}), {@code sizeBytes}
+     * of 512-byte blocks.
+     */
+    static EmbeddedTarget start(final String backend, final long sizeBytes, final String provider) {
+        final String kind = backend.toLowerCase(Locale.ROOT);
+        if (!kind.equals("memory") && !kind.equals("null")) {
+            throw new IllegalArgumentException("--embedded-target must be memory or null, not " + backend);
+        }
+        final long id = SrpTargetPortId.derivedIdExt(ADDRESS, 0);
+        final String toml = String.format(Locale.ROOT, """
+                [listen]
+                provider = "%s"
+                address = "%s"
+                port = 1
+                [target]
+                id_ext = "0x%016x"
+                ioc_guid = "0x%016x"
+                [[lun]]
+                number = 0
+                backend = "%s"
+                size = %d
+                """, provider, ADDRESS, id, id, kind, sizeBytes);
+        final TargetConfig read;
+        try {
+            read = TargetConfigReader.read(toml, "<bench embedded target>", Path.of("").toAbsolutePath());
+        } catch (ConfigException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        // the reader takes ports 1..65535; the record takes 0: any free port
+        final TargetConfig config = new TargetConfig(read.source(), new ListenConfig(provider, ADDRESS, 0), read.identity(),
+                read.channel(), read.pipeline(), read.timeouts(), read.luns());
+        final LunInventory inventory = new LunInventory(config, BackendFactory::open);
+        try {
+            return new EmbeddedTarget(inventory, SrpTarget.start(config, inventory::unitsFor), id);
+        } catch (RuntimeException e) {
+            inventory.close();
+            throw e;
+        }
+    }
+
+    /** Where it listens (the real port). */
+    InetSocketAddress address() {
+        return target.localAddress();
+    }
+
+    /** Its id_ext, and ioc_guid (the same). */
+    long idExt() {
+        return idExt;
+    }
+
+    @Override
+    public void close() {
+        try {
+            target.close();
+        } finally {
+            inventory.close();
+        }
+    }
+}
