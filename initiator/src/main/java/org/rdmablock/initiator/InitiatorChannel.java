@@ -225,8 +225,19 @@ final class InitiatorChannel implements Runnable {
         thread.start();
     }
 
-    /** Submitting thread: claims a ring slot (waits while the ring is full of unanswered requests). */
+    /**
+     * Submitting thread: claims a ring slot, waiting while the ring is full of unanswered requests. A callback (this
+     * channel's own thread, the only one that frees slots) must not wait: it gets an {@link IllegalStateException}.
+     */
     long claim() {
+        if (Thread.currentThread() == thread) {
+            try {
+                return ring.tryNext();
+            } catch (com.lmax.disruptor.InsufficientCapacityException e) {
+                throw new IllegalStateException("channel " + index + "'s ring is full of unanswered requests: a callback"
+                        + " cannot wait for room, since only its own thread makes it; submit from another thread");
+            }
+        }
         return ring.next();
     }
 

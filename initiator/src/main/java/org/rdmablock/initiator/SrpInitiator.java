@@ -67,6 +67,12 @@ public final class SrpInitiator implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final RegisteredMemory registered = new RegisteredMemory();
     private final AtomicInteger roundRobin = new AtomicInteger();
+    /**
+     * PER_THREAD: each submitting thread gets the next channel in turn on its first submission and keeps it (thread
+     * ids are not dense, so id modulo channels could put two threads on one channel).
+     */
+    private final ThreadLocal<InitiatorChannel> threadChannel = ThreadLocal.withInitial(
+            () -> channels.get((roundRobin.getAndIncrement() & Integer.MAX_VALUE) % channels.size()));
     private DeviceContext context;
     private ProtectionDomain pd;
     private List<Lun> luns = List.of();
@@ -180,7 +186,7 @@ public final class SrpInitiator implements AutoCloseable {
         final InitiatorChannel channel = pick();
         final int rkey = buffer == null ? RegisteredMemory.NOT_REGISTERED
                 : registered.rkeyOf(buffer, offset, blocks * lun.blockSize());
-        final long sequence = channel.claim();
+        final long sequence = channel.claim(); // on a channel's own thread (a callback): never waits, may throw
         channel.ring.get(sequence).set(op, lun.address(), lun.blockSize(), lba, blocks, buffer, offset, rkey, fua,
                 lun.maxTransferBytes(), attachment, callback);
         channel.publish(sequence);
@@ -213,7 +219,7 @@ public final class SrpInitiator implements AutoCloseable {
             return channels.get(0);
         }
         return switch (config.channelPolicy()) {
-            case PER_THREAD -> channels.get((int) (Thread.currentThread().threadId() % n));
+            case PER_THREAD -> threadChannel.get();
             case ROUND_ROBIN -> channels.get((roundRobin.getAndIncrement() & Integer.MAX_VALUE) % n);
         };
     }
