@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.ForwardingBackend;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
@@ -53,22 +54,7 @@ class FaultTest {
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicInteger stuckReads = new AtomicInteger();
         final InMemoryBackend memory = new InMemoryBackend(16L << 20);
-        final BlockBackend hangsOnce = new BlockBackend() {
-            @Override
-            public long sizeBytes() {
-                return memory.sizeBytes();
-            }
-
-            @Override
-            public boolean supportsUnmap() {
-                return false;
-            }
-
-            @Override
-            public boolean unmapReadsZeroes() {
-                return false;
-            }
-
+        final BlockBackend hangsOnce = new ForwardingBackend(memory) {
             @Override
             public void read(final long offset, final MemorySegment buffer, final long at, final int length, final BackendCallback cb) {
                 if (offset == 77L * BLOCK && stuckReads.getAndIncrement() == 0) {
@@ -78,23 +64,7 @@ class FaultTest {
                         Thread.currentThread().interrupt();
                     }
                 }
-                memory.read(offset, buffer, at, length, cb);
-            }
-
-            @Override
-            public void write(final long offset, final MemorySegment buffer, final long at, final int length, final boolean fua,
-                              final BackendCallback cb) {
-                memory.write(offset, buffer, at, length, fua, cb);
-            }
-
-            @Override
-            public void flush(final BackendCallback cb) {
-                memory.flush(cb);
-            }
-
-            @Override
-            public void unmap(final long offset, final long length, final BackendCallback cb) {
-                memory.unmap(offset, length, cb);
+                super.read(offset, buffer, at, length, cb);
             }
         };
         final LogicalUnitTable units = new LogicalUnitTable();

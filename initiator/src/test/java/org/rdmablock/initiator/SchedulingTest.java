@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.ForwardingBackend;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
@@ -49,7 +50,7 @@ class SchedulingTest {
 
     /** {@code memory}, each call waiting while {@link #hold} is set. */
     private BlockBackend held(final InMemoryBackend memory) {
-        return new BlockBackend() {
+        return new ForwardingBackend(memory) {
             private void await() {
                 final CountDownLatch latch = hold;
                 if (latch != null) {
@@ -62,41 +63,16 @@ class SchedulingTest {
             }
 
             @Override
-            public long sizeBytes() {
-                return memory.sizeBytes();
-            }
-
-            @Override
-            public boolean supportsUnmap() {
-                return false;
-            }
-
-            @Override
-            public boolean unmapReadsZeroes() {
-                return false;
-            }
-
-            @Override
             public void read(final long offset, final MemorySegment buffer, final long at, final int length, final BackendCallback cb) {
                 await();
-                memory.read(offset, buffer, at, length, cb);
+                super.read(offset, buffer, at, length, cb);
             }
 
             @Override
             public void write(final long offset, final MemorySegment buffer, final long at, final int length, final boolean fua,
                               final BackendCallback cb) {
                 await();
-                memory.write(offset, buffer, at, length, fua, cb);
-            }
-
-            @Override
-            public void flush(final BackendCallback cb) {
-                memory.flush(cb);
-            }
-
-            @Override
-            public void unmap(final long offset, final long length, final BackendCallback cb) {
-                memory.unmap(offset, length, cb);
+                super.write(offset, buffer, at, length, fua, cb);
             }
         };
     }

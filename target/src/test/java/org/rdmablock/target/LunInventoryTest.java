@@ -6,6 +6,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.ForwardingBackend;
+import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.protocol.scsi.LunAddress;
@@ -66,7 +68,7 @@ class LunInventoryTest {
     }
 
     /** A backend whose reads block until released; records whether it was closed while a read was running. */
-    private final class GatedBackend implements BlockBackend, AutoCloseable {
+    private final class GatedBackend extends ForwardingBackend implements AutoCloseable {
         final int lun;
         final CountDownLatch readStarted = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
@@ -75,22 +77,8 @@ class LunInventoryTest {
         final AtomicBoolean closedDuringRead = new AtomicBoolean();
 
         GatedBackend(final int lun) {
+            super(new InMemoryBackend(4 << 20));
             this.lun = lun;
-        }
-
-        @Override
-        public long sizeBytes() {
-            return 4 << 20;
-        }
-
-        @Override
-        public boolean supportsUnmap() {
-            return false;
-        }
-
-        @Override
-        public boolean unmapReadsZeroes() {
-            return false;
         }
 
         @Override
@@ -115,16 +103,6 @@ class LunInventoryTest {
         public void write(final long deviceOffset, final MemorySegment buffer, final long bufferOffset, final int length,
                           final boolean forceUnitAccess, final BackendCallback callback) {
             callback.completed(closed.get() ? BackendStatus.IO_ERROR : BackendStatus.OK);
-        }
-
-        @Override
-        public void flush(final BackendCallback callback) {
-            callback.completed(BackendStatus.OK);
-        }
-
-        @Override
-        public void unmap(final long deviceOffset, final long length, final BackendCallback callback) {
-            callback.completed(BackendStatus.OK);
         }
 
         @Override

@@ -11,15 +11,17 @@ import java.util.zip.CRC32;
 public final class SrpTargetPortId {
     /**
      * High 16 bits of a derived id_ext: {@code 0x02} (a locally administered EUI-64: no OUI is ours) and
-     * {@code 0x72} ('r').
+     * {@code 0x72} ('r'). Not public: every public constant of this package is pinned to Linux's headers, and this
+     * one is ours.
      */
-    public static final long DERIVED_ID_PREFIX = 0x0272L << 48;
+    private static final long DERIVED_ID_PREFIX = 0x0272L << 48;
 
     private SrpTargetPortId() {
     }
 
     /**
-     * The id_ext of a target listening on {@code address} (as written) and {@code port}: {@link #DERIVED_ID_PREFIX},
+     * The id_ext of a target listening on {@code address} (as written) and {@code port}: {@code 0x0272} (a locally
+     * administered EUI-64 prefix and 'r'),
      * the port (16 bits), then the CRC-32 of the address. It stays the same across restarts and differs between
      * targets on one host; two hosts listening on the same address text (0.0.0.0, say) get the same one.
      */

@@ -7,15 +7,10 @@ package org.rdmablock.target.config;
  */
 public record IdentityConfig(long idExt, long iocGuid) {
     /**
-     * High 16 bits of a derived id_ext: {@code 0x02} (a locally administered EUI-64: no OUI is ours) and
-     * {@code 0x72} ('r').
-     */
-    public static final long DERIVED_ID_PREFIX = org.rdmablock.protocol.srp.SrpTargetPortId.DERIVED_ID_PREFIX;
-
-    /**
      * The id_ext used when a config gives none, derived from where the daemon listens so that it stays the same
-     * across restarts and differs between daemons on one host: {@link #DERIVED_ID_PREFIX}, then the port (16 bits),
-     * then the CRC-32 of the address as written. 127.0.0.1 port 5555 gives {@code 0x027215b3} followed by
+     * across restarts and differs between daemons on one host ({@link org.rdmablock.protocol.srp.SrpTargetPortId}):
+     * {@code 0x0272} (a locally administered EUI-64 prefix and 'r'), then the port (16 bits), then the CRC-32 of the
+     * address as written. 127.0.0.1 port 5555 gives {@code 0x027215b3} followed by
      * CRC-32("127.0.0.1"). Two hosts listening on the same address text (0.0.0.0, say) get the same id_ext: give
      * id_ext explicitly there, as Linux's ib_srp refuses a second target with the same id_ext and ioc_guid.
      */

@@ -440,9 +440,12 @@ final class CommandPipeline implements AutoCloseable {
             return true;
         }
 
-        /** The command's descriptors are in the slot: fetch its data-out, or hand it to the backend. */
+        /**
+         * The command's descriptors are in the slot, or a round of its data-out READs completed: fetch the (next round
+         * of) data-out, or hand it to the backend once all is in.
+         */
         private void descriptorsKnown(final CommandSlot slot, final PipelineEvent event) {
-            if (slot.readsDataOut && slot.descriptorCount > 0) {
+            if (slot.readsDataOut && slot.moreDataOut()) {
                 try {
                     slot.postDataOutReads(dataRegion);
                 } catch (RuntimeException e) {
@@ -481,21 +484,11 @@ final class CommandPipeline implements AutoCloseable {
             }
         }
 
-        /** A round of data-out READs completed: the next round, or the backend once the last one is in. */
         private void dataOutArrived(final PipelineEvent event) {
             final CommandSlot slot = readCompleted(event);
-            if (slot == null) {
-                return;
+            if (slot != null) {
+                descriptorsKnown(slot, event);
             }
-            if (slot.moreDataOut()) {
-                try {
-                    slot.postDataOutReads(dataRegion);
-                } catch (RuntimeException e) {
-                    postFailed(slot, e);
-                }
-                return;
-            }
-            ready(slot, event);
         }
 
         /** A round of data-in WRITEs went: the next round (with the response behind the last), or the slot back on error. */

@@ -3,7 +3,7 @@ package org.rdmablock.target.srp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.BackendCallback;
-import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.ForwardingBackend;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
@@ -47,22 +47,9 @@ class CommandTimeoutTest {
     }
 
     /** An in-memory LUN whose reads of {@link #STUCK_LBA} hang until the test releases them (a hung disk). */
-    final class HangingBackend implements BlockBackend {
-        final InMemoryBackend memory = new InMemoryBackend(16L << 20);
-
-        @Override
-        public long sizeBytes() {
-            return memory.sizeBytes();
-        }
-
-        @Override
-        public boolean supportsUnmap() {
-            return false;
-        }
-
-        @Override
-        public boolean unmapReadsZeroes() {
-            return false;
+    final class HangingBackend extends ForwardingBackend {
+        HangingBackend() {
+            super(new InMemoryBackend(16L << 20));
         }
 
         @Override
@@ -77,23 +64,7 @@ class CommandTimeoutTest {
                 }
                 buffer.asSlice(bufferOffset, length).fill((byte) 0x77); // what a late answer would carry
             }
-            memory.read(deviceOffset, buffer, bufferOffset, length, callback);
-        }
-
-        @Override
-        public void write(final long deviceOffset, final MemorySegment buffer, final long bufferOffset, final int length,
-                          final boolean forceUnitAccess, final BackendCallback callback) {
-            memory.write(deviceOffset, buffer, bufferOffset, length, forceUnitAccess, callback);
-        }
-
-        @Override
-        public void flush(final BackendCallback callback) {
-            memory.flush(callback);
-        }
-
-        @Override
-        public void unmap(final long deviceOffset, final long length, final BackendCallback callback) {
-            memory.unmap(deviceOffset, length, callback);
+            super.read(deviceOffset, buffer, bufferOffset, length, callback);
         }
     }
 

@@ -3,7 +3,7 @@ package org.rdmablock.target.srp;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BackendStatus;
-import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.ForwardingBackend;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -23,24 +23,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PipelineQuiesceTest {
     /** Reads block until released. */
-    private static final class BlockingBackend implements BlockBackend {
+    private static final class BlockingBackend extends ForwardingBackend {
         final CountDownLatch readStarted = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicBoolean readEnded = new AtomicBoolean();
 
-        @Override
-        public long sizeBytes() {
-            return PipelineHarness.DEVICE_BYTES;
-        }
-
-        @Override
-        public boolean supportsUnmap() {
-            return false;
-        }
-
-        @Override
-        public boolean unmapReadsZeroes() {
-            return false;
+        BlockingBackend() {
+            super(new DiscardingBackend(PipelineHarness.DEVICE_BYTES));
         }
 
         @Override
@@ -54,22 +43,6 @@ class PipelineQuiesceTest {
             }
             callback.completed(BackendStatus.OK);
             readEnded.set(true);
-        }
-
-        @Override
-        public void write(final long deviceOffset, final MemorySegment buffer, final long bufferOffset, final int length,
-                          final boolean forceUnitAccess, final BackendCallback callback) {
-            callback.completed(BackendStatus.OK);
-        }
-
-        @Override
-        public void flush(final BackendCallback callback) {
-            callback.completed(BackendStatus.OK);
-        }
-
-        @Override
-        public void unmap(final long deviceOffset, final long length, final BackendCallback callback) {
-            callback.completed(BackendStatus.OK);
         }
     }
 

@@ -100,6 +100,14 @@ public final class BenchCommand implements Callable<Integer> {
             + "(the text report then goes to stderr)")
     String json;
 
+    @Option(names = "--merge", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "let the initiator merge adjacent waiting requests into one command (default: on)")
+    boolean merge = true;
+
+    @Option(names = "--read-priority", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "let the initiator start waiting reads ahead of waiting writes (default: on)")
+    boolean readPriority = true;
+
     @Option(names = "--progress", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "a progress line each second on stderr (default: on)")
     boolean progress;
@@ -188,7 +196,8 @@ public final class BenchCommand implements Callable<Integer> {
                 session = withInitiatorId(config)
                         .withChannels(channels, policy)
                         .withQueueDepth(Math.clamp(perChannel + 1L, 2, 4096))
-                        .withBounceBytes(4096); // every bench buffer is registered: bounce buffers carry only discovery
+                        .withBounceBytes(4096) // every bench buffer is registered: bounce buffers carry only discovery
+                        .withScheduling(merge, readPriority);
             } catch (IllegalArgumentException e) {
                 err.println("rdmablock bench: " + e.getMessage());
                 return EXIT_USAGE;

@@ -17,6 +17,7 @@ import java.util.Locale;
  * @param write         writes counted in the window
  * @param commands      SRP_CMDs the initiator sent during the measuring phase (ramp and drain included)
  * @param requests      I/O requests the bench submitted during the same phase
+ * @param merged        requests that rode in another request's command (the initiator's merging), same phase
  * @param allocatedBytes bytes the bench threads allocated from the start of the measured window to the end of the
  *                      drain (-1: the JVM cannot tell); 0 per I/O is the design, and this figure checks it
  * @param blocksChecked logical blocks compared with the verify pattern
@@ -25,7 +26,7 @@ import java.util.Locale;
  * @param wallSeconds   the whole run, pre-fill and read-back included
  */
 public record BenchResult(Workload workload, int lun, int blockSize, double seconds, OpFigures read, OpFigures write,
-                          long commands, long requests, long allocatedBytes, long blocksChecked, String failure, boolean verifyFailed,
+                          long commands, long requests, long merged, long allocatedBytes, long blocksChecked, String failure, boolean verifyFailed,
                           double wallSeconds) {
     /** Exit status of a run that completed and verified. */
     public static final int EXIT_OK = 0;
@@ -99,8 +100,8 @@ public record BenchResult(Workload workload, int lun, int blockSize, double seco
         if (workload.writes()) {
             out.append(direction("write", write));
         }
-        out.append(String.format(Locale.ROOT, "  commands %d for %d requests (%.2f per request); bench threads allocated %s%n",
-                commands, requests, requests == 0 ? 0.0 : (double) commands / requests,
+        out.append(String.format(Locale.ROOT, "  commands %d for %d requests (%.2f per request, %d merged); bench threads allocated %s%n",
+                commands, requests, requests == 0 ? 0.0 : (double) commands / requests, merged,
                 allocatedBytes < 0 ? "(unknown)" : allocatedBytes + " bytes in the window"));
         if (workload.verify()) {
             out.append(String.format(Locale.ROOT, "  verify: %d blocks checked, %s%n", blocksChecked,
@@ -166,6 +167,7 @@ public record BenchResult(Workload workload, int lun, int blockSize, double seco
         direction(json, "write", write);
         json.field("commands", commands);
         json.field("requests", requests);
+        json.field("merged", merged);
         json.field("bench_thread_bytes_allocated", allocatedBytes);
         json.begin("verify");
         json.field("enabled", workload.verify());

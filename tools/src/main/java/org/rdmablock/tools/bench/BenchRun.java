@@ -52,6 +52,7 @@ final class BenchRun {
             runPhase("prefill", w -> w.bulk(true));
         }
         final long commandsBefore = initiator.commandsIssued();
+        final long mergedBefore = initiator.requestsMerged();
         final long measureStart;
         final long measureEnd;
         final long quota;
@@ -78,6 +79,7 @@ final class BenchRun {
             }
         }
         final long commands = initiator.commandsIssued() - commandsBefore;
+        final long merged = initiator.requestsMerged() - mergedBefore;
         drainLatencies();
         long end = measureEnd;
         if (quota > 0) {
@@ -110,7 +112,7 @@ final class BenchRun {
         final boolean verifyFailed = workers.stream().anyMatch(w -> w.verifyFailed);
         return new BenchResult(workload, lun.number(), lun.blockSize(), Math.max(1, end - measureStart) / 1e9,
                 new BenchResult.OpFigures(readIos, readBytes, readTotal),
-                new BenchResult.OpFigures(writeIos, writeBytes, writeTotal), commands, requests, allocated, checked,
+                new BenchResult.OpFigures(writeIos, writeBytes, writeTotal), commands, requests, merged, allocated, checked,
                 failure, verifyFailed, (System.nanoTime() - began) / 1e9);
     }
 
