@@ -64,6 +64,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--iodepth", defaultValue = "1", description = "I/Os in flight per thread (default: ${DEFAULT-VALUE})")
     int ioDepth;
 
+    @Option(names = "--queue-depth", defaultValue = "0", description = "SRP commands in flight per channel at most "
+            + "(default 0: the threads' I/Os on it, plus one); fewer makes requests wait, which is when the initiator "
+            + "merges and lets reads pass")
+    int queueDepth;
+
     @Option(names = "--threads", defaultValue = "1", description = "submitting threads, each on its own slice of the region "
             + "(default: ${DEFAULT-VALUE})")
     int threads;
@@ -195,7 +200,7 @@ public final class BenchCommand implements Callable<Integer> {
                 final int perChannel = (threads + channels - 1) / channels * ioDepth;
                 session = withInitiatorId(config)
                         .withChannels(channels, policy)
-                        .withQueueDepth(Math.clamp(perChannel + 1L, 2, 4096))
+                        .withQueueDepth(queueDepth > 0 ? Math.clamp(queueDepth, 2, 4096) : Math.clamp(perChannel + 1L, 2, 4096))
                         .withBounceBytes(4096) // every bench buffer is registered: bounce buffers carry only discovery
                         .withScheduling(merge, readPriority);
             } catch (IllegalArgumentException e) {
