@@ -132,42 +132,66 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         return SrpTargetPortId.derivedIdExt(host, 0);
     }
 
+    /** The target port id to log in to: id_ext and ioc_guid (what the target prints; for LIO its service guid twice). */
     public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
-        return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
+    /** This initiator's port id, what the target's access lists name (high and low 64 bits). */
     public InitiatorConfig withInitiatorPortId(final long high, final long low) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth, iuLength,
+                immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
+                commandTimeout, reconnectTimeout, maxRetries);
     }
 
+    /** {@code count} channels per session, chosen per submission by {@code policy}. */
     public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count, queueDepth, iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
+    /** Commands in flight per channel at most (the ring grows to hold at least as many submissions). */
     public InitiatorConfig withQueueDepth(final int depth) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth, iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1), channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
+                iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1),
+                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     /** The initiator-to-target IU length asked for at login (LIO's ib_srpt takes its {@code srp_max_req_size}). */
     public InitiatorConfig withIuLength(final int length) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, length, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, length, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
+    /** Whether to ask for immediate data. */
     public InitiatorConfig withImmediateData(final boolean on) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
+                commandTimeout, reconnectTimeout, maxRetries);
     }
 
     /** Switches the scheduling layer's merging and read priority. */
     public InitiatorConfig withScheduling(final boolean mergeAdjacent, final boolean readsFirst) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout,
+                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries);
     }
 
+    /** The bounce buffer per command, a power of two of at least 4096 bytes. */
     public InitiatorConfig withBounceBytes(final int bytes) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries);
     }
 
     /** The command timeout, the reconnect timeout and the retries. */
     public InitiatorConfig withFaultHandling(final Duration command, final Duration reconnect, final int retries) {
-        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority, command, reconnect, retries);
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, command, reconnect, retries);
     }
 }
