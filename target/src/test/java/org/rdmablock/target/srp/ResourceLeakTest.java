@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Logs in and out many times, a few commands each time, and checks that the target gives everything back: its free
  * command slots, data chunks and channels return to where they started, and the JVM has no more threads than before.
- * The default is the issue's full count, 10 000 (29 s on 2 cores in one run, 110 to 190 s in earlier ones under
- * load); {@code -Drdmablock.target.loginCycles=N} runs fewer, which shows a per-login leak as surely (one slot,
+ * The default is the issue's full count, 10 000 (29 s to 190 s on 2 shared cores, with the load);
+ * {@code -Drdmablock.target.loginCycles=N} runs fewer, which shows a per-login leak as surely (one slot,
  * chunk or channel kept per login shows after the first).
  */
 class ResourceLeakTest extends TargetTestBase {
