@@ -4,8 +4,9 @@
 # size, queue depth, pattern, ramp and runtime. Rows are interleaved (ours, then nbdkit's, row after row; the order
 # flips every round) so that both see the same machine load; with several rounds the table shows medians.
 #
-#   tools/bench/compare-nbdkit.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G]
+#   tools/bench/compare-nbdkit.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G] [--ours "ARGS"]
 #
+# --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events").
 # Installs fio and nbdkit with apt-get when they are missing (sudo when not root). Prints one markdown table:
 # IOPS, MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and ours/nbdkit (IOPS).
 set -euo pipefail
@@ -14,13 +15,15 @@ runtime=10
 ramp=1
 rounds=3
 size=1G
+ours_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runtime) runtime="$2"; shift 2 ;;
     --ramp) ramp="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --size) size="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --ours) ours_args="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -98,7 +101,7 @@ ours() { # rw bs iodepth json [extra bench options...]
   local rw="$1" bs="$2" depth="$3" json="$4"
   shift 4
   "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw "$rw" --bs "$bs" --iodepth "$depth" --no-progress \
-    --json "$json" "$@" > "$work/ours.out" 2>&1 || { cat "$work/ours.out" >&2; return 1; }
+    --json "$json" $ours_args "$@" > "$work/ours.out" 2>&1 || { cat "$work/ours.out" >&2; return 1; }
 }
 theirs() { # rw bs iodepth json [extra fio options...]
   local rw="$1" bs="$2" depth="$3" json="$4"

@@ -15,6 +15,7 @@ import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.MemoryRegion;
@@ -78,6 +79,9 @@ final class InitiatorChannel implements Runnable {
     /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
     private static final int SPINS_BEFORE_YIELD = 64;
     private static final long PARK_NANOS = 1_000_000;
+    /** Longest event wait with commands in flight: the command timeout is checked this often. */
+    private static final java.time.Duration EVENT_WAIT_IN_FLIGHT = java.time.Duration.ofNanos(TIMEOUT_CHECK_NANOS);
+    private static final java.time.Duration EVENT_WAIT_IDLE = java.time.Duration.ofMillis(100);
 
     final int index;
     /** The current connection, its QP and CQ: replaced by a reconnect (agent thread; read by {@link #stop}). */
@@ -137,6 +141,8 @@ final class InitiatorChannel implements Runnable {
     private final boolean merge;
     private final boolean readPriority;
     private final Faults faults;
+    /** With {@link InitiatorConfig.Waiting#EVENTS}: the event channel of every CQ this channel has; else null. */
+    private final CompletionChannel events;
     private final Reconnector reconnector;
     /** Parts of requests whose command was aborted or whose channel was lost, to be sent again, FIFO. */
     private final IoRequest[] retryRequest;
@@ -163,12 +169,13 @@ final class InitiatorChannel implements Runnable {
      */
     InitiatorChannel(final int index, final Link link, final ChannelMemory memory, final int queueDepth, final int ringSize,
                      final int sendQueueSize, final boolean merge, final boolean readPriority, final Faults faults,
-                     final Reconnector reconnector) {
+                     final CompletionChannel events, final Reconnector reconnector) {
         this.index = index;
         this.connection = link.connection();
         this.queuePair = link.queuePair();
         this.completionQueue = link.completionQueue();
         this.faults = faults;
+        this.events = events;
         this.reconnector = reconnector;
         this.retryRequest = new IoRequest[queueDepth * OutstandingCommand.MAX_PARTS];
         this.retryOffset = new long[retryRequest.length];
@@ -245,8 +252,22 @@ final class InitiatorChannel implements Runnable {
     void publish(final long sequence) {
         ring.publish(sequence);
         if (parked) {
+            wake();
+        }
+    }
+
+    /** Wakes the agent from its sleep: in the event channel, or parked. Any thread. */
+    private void wake() {
+        if (events != null) {
+            events.wakeup();
+        } else {
             LockSupport.unpark(thread);
         }
+    }
+
+    /** The completion event channel the channel's CQs are made with, or null (a reconnect makes the new CQ on it). */
+    CompletionChannel events() {
+        return events;
     }
 
     /** Commands in flight now (a snapshot, any thread). */
@@ -271,7 +292,9 @@ final class InitiatorChannel implements Runnable {
             }
             if (work > 0) {
                 idle = 0;
-            } else if (++idle < SPINS_BEFORE_YIELD || inFlight() > 0) {
+            } else if (events != null && ++idle >= SPINS_BEFORE_YIELD) {
+                idle = awaitEvent() ? 0 : idle;
+            } else if (events == null && ++idle < SPINS_BEFORE_YIELD || inFlight() > 0) {
                 if (idle >= SPINS_BEFORE_YIELD) {
                     Thread.yield(); // commands in flight: their responses come soon
                 } else {
@@ -286,6 +309,32 @@ final class InitiatorChannel implements Runnable {
             }
         }
         failEverything(new SrpIoException("channel " + index + " closed"));
+    }
+
+    /**
+     * Event waiting: arms the CQ, looks once more (a completion or a submission just before arming raises no event or
+     * wakeup), then sleeps in the event channel until a completion, a submission or the timeout check. Returns
+     * whether it slept.
+     */
+    private boolean awaitEvent() {
+        if (failed != null || lostBecause != null) {
+            LockSupport.parkNanos(this, PARK_NANOS); // nothing to arm: the connection is gone
+            return false;
+        }
+        completionQueue.requestNotify(false);
+        parked = true;
+        try {
+            if (pollCompletions() + startRequests() > 0 || !running) {
+                return false;
+            }
+            events.awaitEvent(inFlight() > 0 ? EVENT_WAIT_IN_FLIGHT : EVENT_WAIT_IDLE);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            parked = false;
+        }
     }
 
     /** One duty cycle: completions first (they free credits), then new commands. Returns the work done. */
@@ -992,6 +1041,9 @@ final class InitiatorChannel implements Runnable {
         if (ended != connection) {
             return; // an earlier connection's late notice
         }
+        if (events != null) {
+            events.wakeup();
+        }
         if (lostBecause == null) {
             lostBecause = why;
         }
@@ -1009,7 +1061,7 @@ final class InitiatorChannel implements Runnable {
             LockSupport.parkNanos(1_000_000);
         }
         running = false;
-        LockSupport.unpark(thread);
+        wake();
         try {
             thread.join(5_000);
         } catch (InterruptedException e) {

@@ -37,12 +37,14 @@ import java.util.Objects;
  *                          100 ms to 2 s) before its requests fail, {@link #DEFAULT_RECONNECT_TIMEOUT}
  * @param maxRetries        times a command is sent again after an abort or a lost connection before its request
  *                          fails, {@link #DEFAULT_MAX_RETRIES}
+ * @param waiting           how a channel's thread waits for completions while commands are in flight,
+ *                          {@link #DEFAULT_WAITING}
  */
 public record InitiatorConfig(String provider, InetSocketAddress target, long idExt, long iocGuid, long initiatorIdHigh,
                               long initiatorIdLow, int channels, int queueDepth, int iuLength, boolean immediateData,
                               int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout,
                               boolean merge, boolean readPriority, Duration commandTimeout, Duration reconnectTimeout,
-                              int maxRetries) {
+                              int maxRetries, Waiting waiting) {
     /** One channel: enough for one submitting thread; give one per submitting thread for more. */
     public static final int DEFAULT_CHANNELS = 1;
     /** 128 commands in flight per channel: what our target grants by default (its {@code channel.credits}). */
@@ -67,8 +69,21 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public static final Duration DEFAULT_RECONNECT_TIMEOUT = Duration.ofSeconds(60);
     /** 3 retries, as the SCSI midlayer's default for disks (SD_MAX_RETRIES is 5; 3 keeps a dead LUN's wait short). */
     public static final int DEFAULT_MAX_RETRIES = 3;
+    /** Spin a little, then yield: the lowest latency where cores are to spare. */
+    public static final Waiting DEFAULT_WAITING = Waiting.YIELD;
     /** Low 64 bits of the default initiator port id. */
     public static final long DEFAULT_INITIATOR_ID_LOW = 1;
+
+    /** How a channel's thread waits for the answers of the commands it has in flight. */
+    public enum Waiting {
+        /** Poll the completion queue, spinning a little, then yielding the core between polls. */
+        YIELD,
+        /**
+         * Poll a little, then sleep on the completion queue's event channel until a completion or a submission wakes
+         * it: no core spent waiting, at the cost of a wake-up per completion burst.
+         */
+        EVENTS
+    }
 
     /** How a submission picks the channel that carries it. */
     public enum ChannelPolicy {
@@ -85,6 +100,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(commandTimeout, "commandTimeout");
         Objects.requireNonNull(reconnectTimeout, "reconnectTimeout");
+        Objects.requireNonNull(waiting, "waiting");
         if (commandTimeout.isNegative() || commandTimeout.isZero()) {
             throw new IllegalArgumentException("commandTimeout must be positive, not " + commandTimeout);
         }
@@ -118,7 +134,8 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         return new InitiatorConfig(provider, new InetSocketAddress(host, port), id, id, defaultInitiatorIdHigh(),
                 DEFAULT_INITIATOR_ID_LOW, DEFAULT_CHANNELS, DEFAULT_QUEUE_DEPTH, DEFAULT_IU_LENGTH, DEFAULT_IMMEDIATE_DATA,
                 DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MERGE,
-                DEFAULT_READ_PRIORITY, DEFAULT_COMMAND_TIMEOUT, DEFAULT_RECONNECT_TIMEOUT, DEFAULT_MAX_RETRIES);
+                DEFAULT_READ_PRIORITY, DEFAULT_COMMAND_TIMEOUT, DEFAULT_RECONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
+                DEFAULT_WAITING);
     }
 
     /** High 64 bits of the default initiator port id: the derived prefix and the CRC-32 of this host's name. */
@@ -136,62 +153,69 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
         return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** This initiator's port id, what the target's access lists name (high and low 64 bits). */
     public InitiatorConfig withInitiatorPortId(final long high, final long low) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth, iuLength,
                 immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
-                commandTimeout, reconnectTimeout, maxRetries);
+                commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** {@code count} channels per session, chosen per submission by {@code policy}. */
     public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** Commands in flight per channel at most (the ring grows to hold at least as many submissions). */
     public InitiatorConfig withQueueDepth(final int depth) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
                 iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1),
-                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries);
+                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** The initiator-to-target IU length asked for at login (LIO's ib_srpt takes its {@code srp_max_req_size}). */
     public InitiatorConfig withIuLength(final int length) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, length, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** Whether to ask for immediate data. */
     public InitiatorConfig withImmediateData(final boolean on) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
-                commandTimeout, reconnectTimeout, maxRetries);
+                commandTimeout, reconnectTimeout, maxRetries, waiting);
+    }
+
+    /** How the channels' threads wait for completions. */
+    public InitiatorConfig withWaiting(final Waiting how) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, how);
     }
 
     /** Switches the scheduling layer's merging and read priority. */
     public InitiatorConfig withScheduling(final boolean mergeAdjacent, final boolean readsFirst) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout,
-                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries);
+                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** The bounce buffer per command, a power of two of at least 4096 bytes. */
     public InitiatorConfig withBounceBytes(final int bytes) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
     }
 
     /** The command timeout, the reconnect timeout and the retries. */
     public InitiatorConfig withFaultHandling(final Duration command, final Duration reconnect, final int retries) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, command, reconnect, retries);
+                readPriority, command, reconnect, retries, waiting);
     }
 }

@@ -8,6 +8,7 @@ import org.rdmablock.protocol.srp.SrpLoginRequestRdmaCm;
 import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.protocol.srp.SrpDecodeError;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
@@ -231,9 +232,13 @@ public final class SrpInitiator implements AutoCloseable {
             pd = context.allocateProtectionDomain();
         }
         final InitiatorChannel.ChannelMemory memory = channelMemory(config.queueDepth());
-        final InitiatorChannel.Link link = connectOn(id, index, memory.receiveRequests(), index == 0);
+        final CompletionChannel events = config.waiting() == InitiatorConfig.Waiting.EVENTS ? context.createCompletionChannel() : null;
+        if (events != null) {
+            resources.add(events); // closed at close(), after the channels and their CQs
+        }
+        final InitiatorChannel.Link link = connectOn(id, index, memory.receiveRequests(), index == 0, events);
         final InitiatorChannel channel = new InitiatorChannel(index, link, memory, config.queueDepth(), config.ringSize(),
-                sendQueueSize(), config.merge(), config.readPriority(), faults(), this::reconnect);
+                sendQueueSize(), config.merge(), config.readPriority(), faults(), events, this::reconnect);
         link.connection().onDisconnect(c -> channel.connectionLost(c, "the connection was disconnected"));
         channels.add(channel);
         channel.start();
@@ -267,7 +272,7 @@ public final class SrpInitiator implements AutoCloseable {
             throw new SrpIoException("the initiator is closed");
         }
         final ConnectionId id = resolve();
-        final InitiatorChannel.Link link = connectOn(id, index, receives, false);
+        final InitiatorChannel.Link link = connectOn(id, index, receives, false, channel.events());
         id.onDisconnect(c -> channel.connectionLost(c, "the connection was disconnected"));
         return link;
     }
@@ -278,14 +283,14 @@ public final class SrpInitiator implements AutoCloseable {
      * @param single multichannel action SINGLE (the session's first login), else MULTIPLE
      */
     private InitiatorChannel.Link connectOn(final ConnectionId id, final int index, final ReceiveWorkRequest[] receives,
-                                            final boolean single) throws SrpIoException {
+                                            final boolean single, final CompletionChannel events) throws SrpIoException {
         CompletionQueue cq = null;
         try {
             if (id.context() != context) {
                 throw new SrpIoException("channel " + index + " to " + config.target() + " came up on another RDMA device");
             }
             final int depth = config.queueDepth();
-            cq = context.createCompletionQueue(sendQueueSize() + depth + InitiatorChannel.SPARE_RECEIVES, null);
+            cq = context.createCompletionQueue(sendQueueSize() + depth + InitiatorChannel.SPARE_RECEIVES, events);
             final QueuePair qp = id.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
                     new QueuePairCapabilities(sendQueueSize(), depth + InitiatorChannel.SPARE_RECEIVES, 1, 1, 0), false));
             for (final ReceiveWorkRequest receive : receives) {

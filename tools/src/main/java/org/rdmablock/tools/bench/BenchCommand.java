@@ -105,6 +105,11 @@ public final class BenchCommand implements Callable<Integer> {
             + "(the text report then goes to stderr)")
     String json;
 
+    @Option(names = "--channel-wait", defaultValue = "yield", description = "how the initiator's channel threads wait "
+            + "for completions: yield (poll, yielding the core) or events (sleep on the completion channel) (default: "
+            + "${DEFAULT-VALUE})")
+    String channelWait;
+
     @Option(names = "--merge", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "let the initiator merge adjacent waiting requests into one command (default: on)")
     boolean merge = true;
@@ -202,7 +207,13 @@ public final class BenchCommand implements Callable<Integer> {
                         .withChannels(channels, policy)
                         .withQueueDepth(queueDepth > 0 ? Math.clamp(queueDepth, 2, 4096) : Math.clamp(perChannel + 1L, 2, 4096))
                         .withBounceBytes(4096) // every bench buffer is registered: bounce buffers carry only discovery
-                        .withScheduling(merge, readPriority);
+                        .withScheduling(merge, readPriority)
+                        .withWaiting(switch (channelWait) {
+                            case "yield" -> InitiatorConfig.Waiting.YIELD;
+                            case "events" -> InitiatorConfig.Waiting.EVENTS;
+                            default -> throw new IllegalArgumentException("--channel-wait must be yield or events, not "
+                                    + channelWait);
+                        });
             } catch (IllegalArgumentException e) {
                 err.println("rdmablock bench: " + e.getMessage());
                 return EXIT_USAGE;
