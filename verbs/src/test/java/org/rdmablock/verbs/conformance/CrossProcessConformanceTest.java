@@ -174,6 +174,9 @@ class CrossProcessConformanceTest {
             final MemoryRegion local = remote.host.register(4096, AccessFlags.LOCAL_WRITE);
             signal(remote.process, "STOP"); // no FIN, no RST: its kernel still acknowledges what we send
             try {
+                // kill returns once the signal is sent; the peer's threads stop a moment later, and a READ posted in
+                // between would be answered (one CI run of a loaded machine saw exactly that)
+                awaitStopped(remote.process);
                 final SendWorkRequest read = new SendWorkRequest().wrId(5).opcode(SendOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                     .remote(remote.address, remote.rkey);
                 read.sgl().add(local, 0, 4096);
@@ -188,6 +191,30 @@ class CrossProcessConformanceTest {
                 signal(remote.process, "CONT");
             }
         }
+    }
+
+    /** Waits until every thread of {@code process} is stopped (state T in /proc), for 10 s at most. */
+    private static void awaitStopped(final Process process) throws Exception {
+        final java.nio.file.Path tasks = java.nio.file.Path.of("/proc", Long.toString(process.pid()), "task");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            boolean allStopped = true;
+            try (java.util.stream.Stream<java.nio.file.Path> threads = java.nio.file.Files.list(tasks)) {
+                for (final java.nio.file.Path task : threads.toList()) {
+                    final String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                    // the state follows the command name, which is in parentheses and may hold spaces
+                    final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                    allStopped &= state == 'T' || state == 't';
+                }
+            } catch (java.io.IOException e) {
+                allStopped = false; // a thread ended while listed: look again
+            }
+            if (allStopped) {
+                return;
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("the peer process did not stop within 10 s");
     }
 
     private static void signal(final Process process, final String signal) throws Exception {
