@@ -338,7 +338,7 @@ final class CommandPipeline implements AutoCloseable {
                 case SrpOpcode.I_LOGOUT -> {
                     LOG.info(channel + " logged out");
                     channel.closing = true;
-                    channel.connection.disconnect();
+                    channel.disconnect();
                     return true;
                 }
                 case SrpOpcode.CRED_RSP, SrpOpcode.AER_RSP -> {
@@ -538,7 +538,7 @@ final class CommandPipeline implements AutoCloseable {
             freeSlots[freeCount++] = slot.index;
             if (slot.disconnectAfter) {
                 channel.closing = true;
-                channel.connection.disconnect(); // its flushed receives drain it
+                channel.disconnect(); // its flushed receives drain it
             }
             channel.outstandingCommands--;
             releaseIfDrained(channel);

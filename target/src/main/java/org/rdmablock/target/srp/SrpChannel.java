@@ -49,6 +49,12 @@ final class SrpChannel {
      */
     java.util.concurrent.atomic.AtomicBoolean nexusLunsChanged = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** Set once the login thread's accept has returned; a disconnect asked for before then waits for it. */
+    private volatile boolean accepted;
+    /** Set when the target ends the channel; {@link #disconnectIssued} makes the disconnect go once. */
+    private volatile boolean disconnectRequested;
+    private final java.util.concurrent.atomic.AtomicBoolean disconnectIssued = new java.util.concurrent.atomic.AtomicBoolean();
+
     /** The login that made it and the multichannel result of its LOGIN_RSP (login threads only). */
     LoginNegotiation login;
     int multichannelResult;
@@ -110,6 +116,27 @@ final class SrpChannel {
     int creditsToReturn() {
         creditsInUse.decrementAndGet();
         return 1 + (pendingCredits.get() == 0 ? 0 : pendingCredits.getAndSet(0));
+    }
+
+    /**
+     * Ends the connection (any thread). The initiator may send its first IUs, an SRP_I_LOGOUT even, as soon as it
+     * has the LOGIN_RSP, before the target's accept call has returned; a disconnect then finds the connection not yet
+     * established and is lost (seen on rxe). So before the accept has returned this only asks, and
+     * {@link #acceptReturned} disconnects.
+     */
+    void disconnect() {
+        disconnectRequested = true;
+        if (accepted && disconnectIssued.compareAndSet(false, true)) {
+            connection.disconnect();
+        }
+    }
+
+    /** Login thread, once its accept has returned: the channel may be disconnected now, and is if that was asked. */
+    void acceptReturned() {
+        accepted = true;
+        if (disconnectRequested && disconnectIssued.compareAndSet(false, true)) {
+            connection.disconnect();
+        }
     }
 
     /** Whether everything posted on the channel has completed, so its QP and memory can go. */

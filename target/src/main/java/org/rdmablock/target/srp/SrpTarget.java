@@ -279,6 +279,7 @@ public final class SrpTarget implements AutoCloseable {
         }
         LOG.info(channel + " logged in: " + credits + " credits, IU " + login.requestedIuLength + " bytes, immediate data "
                 + (login.immediateDataOffset != 0 ? "at " + login.immediateDataOffset : "off"));
+        channel.acceptReturned(); // after the log line, so that a logout at once reads after the login
     }
 
     /** The RDMA READs the target may have outstanding: what the initiator's responder takes, at most {@link #MAX_READ_DEPTH}. */
@@ -373,7 +374,7 @@ public final class SrpTarget implements AutoCloseable {
             for (int i = 0; i < pipeline.channels.length(); i++) {
                 final SrpChannel channel = pipeline.channels.get(i);
                 if (channel != null) {
-                    channel.connection.disconnect();
+                    channel.disconnect();
                 }
             }
             awaitChannelsDrained(Duration.ofSeconds(5));
