@@ -462,14 +462,12 @@ final class InitiatorChannel implements Runnable {
         } else {
             lunResets++;
         }
-        final int slot = controlNext;
-        controlNext = (controlNext + 1) % CONTROL_IUS;
-        final long offset = (long) (commands.length + slot) * iuLength;
-        taskManagement.wrap(ius.segment(), offset).reset();
+        final int slot = nextControlSlot();
+        taskManagement.wrap(ius.segment(), controlOffset(slot)).reset();
         taskManagement.setTag(TM_TAG | (about != null ? about.tag : 0)).setLun(lun).setFunction(function)
                 .setTaskTag(about != null ? about.tag : 0);
         credits--;
-        postControl(slot, offset, SrpTaskManagement.LENGTH);
+        postControl(slot, SrpTaskManagement.LENGTH);
     }
 
     /** The answer to our task management request. */
@@ -558,14 +556,18 @@ final class InitiatorChannel implements Runnable {
                 credits += decoder.creditRequest().requestLimitDelta();
                 final long tag = decoder.creditRequest().tag();
                 repost(receive);
-                sendControl(creditResponse, tag, SrpCreditResponse.LENGTH);
+                final int slot = nextControlSlot();
+                creditResponse.wrap(ius.segment(), controlOffset(slot)).reset().setTag(tag);
+                postControl(slot, SrpCreditResponse.LENGTH);
                 return;
             }
             case SrpOpcode.AER_REQ -> {
                 credits += decoder.aerRequest().requestLimitDelta();
                 final long tag = decoder.aerRequest().tag();
                 repost(receive);
-                sendControl(aerResponse, tag, SrpAerResponse.LENGTH);
+                final int slot = nextControlSlot();
+                aerResponse.wrap(ius.segment(), controlOffset(slot)).reset().setTag(tag);
+                postControl(slot, SrpAerResponse.LENGTH);
                 return;
             }
             case SrpOpcode.T_LOGOUT -> lostBecause = "the target logged the channel out (SRP_T_LOGOUT reason "
@@ -585,22 +587,23 @@ final class InitiatorChannel implements Runnable {
         }
     }
 
-    /** Answers a target request (SRP_CRED_RSP, SRP_AER_RSP) from the control IU buffers, round robin. */
-    private void sendControl(final org.rdmablock.protocol.srp.SrpInformationUnit<?> iu, final long tag, final int length) {
+    /**
+     * The next of the control IU buffers (SRP_CRED_RSP, SRP_AER_RSP, SRP_TSK_MGMT, SRP_I_LOGOUT), round robin: what
+     * the initiator sends beyond commands, after the commands' IU buffers.
+     */
+    private int nextControlSlot() {
         final int slot = controlNext;
         controlNext = (controlNext + 1) % CONTROL_IUS;
-        final long offset = (long) (commands.length + slot) * iuLength;
-        iu.wrap(ius.segment(), offset);
-        if (iu instanceof SrpCreditResponse c) {
-            c.reset();
-        } else if (iu instanceof SrpAerResponse a) {
-            a.reset();
-        }
-        iu.setTag(tag);
-        postControl(slot, offset, length);
+        return slot;
     }
 
-    private void postControl(final int slot, final long offset, final int length) {
+    private long controlOffset(final int slot) {
+        return (long) (commands.length + slot) * iuLength;
+    }
+
+    /** Sends the first {@code length} bytes of control IU buffer {@code slot}, signaled. */
+    private void postControl(final int slot, final int length) {
+        final long offset = controlOffset(slot);
         final SendWorkRequest send = controlSends[slot];
         send.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null).wrId(CONTROL_KIND | retired() << 16 | slot);
         send.sgl().clear().add(ius, offset, length);
@@ -1069,9 +1072,9 @@ final class InitiatorChannel implements Runnable {
         }
         if (lostBecause == null) {
             // SRP_I_LOGOUT (SRP r16a 6.7), then the disconnect; the agent has stopped, so this thread may post
-            final long offset = (long) (commands.length + controlNext) * iuLength;
-            new SrpInitiatorLogout().wrap(ius.segment(), offset).reset().setTag(0);
-            postControl(controlNext, offset, SrpInitiatorLogout.LENGTH);
+            final int slot = nextControlSlot();
+            new SrpInitiatorLogout().wrap(ius.segment(), controlOffset(slot)).reset().setTag(0);
+            postControl(slot, SrpInitiatorLogout.LENGTH);
             awaitControlSent(deadline + 1_000_000_000L);
         }
         try {
