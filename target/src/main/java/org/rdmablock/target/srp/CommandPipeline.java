@@ -2,7 +2,9 @@ package org.rdmablock.target.srp;
 
 import com.lmax.disruptor.EventHandler;
 import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.PhasedBackoffWaitStrategy;
 import com.lmax.disruptor.SleepingWaitStrategy;
+import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
 import org.rdmablock.protocol.scsi.ScsiStatus;
@@ -21,8 +23,9 @@ import org.rdmablock.verbs.ProtectionDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -56,6 +59,10 @@ final class CommandPipeline implements AutoCloseable {
     static final int DATA_CHUNK_BYTES = 4 * 1024;
     /** How long closing waits for the stages to finish what was published. */
     static final int CLOSE_TIMEOUT_SECONDS = 10;
+    /** With event completions: how long an idle stage spins before it yields (see {@link #sleepingStages()}). */
+    static final long STAGE_SPIN_MICROS = 20;
+    /** With event completions: how long after it went idle a stage stops yielding and sleeps. */
+    static final long STAGE_YIELD_MICROS = 200;
     /**
      * A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes;
      * also what the completion of an unsignaled post (work request id 0) comes as, which only an error produces.
@@ -100,7 +107,7 @@ final class CommandPipeline implements AutoCloseable {
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
                     final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout,
                     final java.time.Duration commandTimeout,
-                    final ReceiveBuffers sharedReceives) {
+                    final ReceiveBuffers sharedReceives, final boolean sleepWhenIdle) {
         this.sharedReceives = sharedReceives;
         this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
@@ -118,7 +125,7 @@ final class CommandPipeline implements AutoCloseable {
         this.channels = new AtomicReferenceArray<>(maxChannels);
         this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxChannels);
         this.disruptor = new Disruptor<>(PipelineEvent::new, ringSize, Thread.ofPlatform().daemon().name("srp-pipeline-", 0).factory(),
-                ProducerType.SINGLE, new SleepingWaitStrategy());
+                ProducerType.SINGLE, sleepWhenIdle ? sleepingStages() : new SleepingWaitStrategy());
         final BackendStage[] backends = new BackendStage[backendThreads];
         for (int i = 0; i < backendThreads; i++) {
             backends[i] = new BackendStage(i, backendThreads);
@@ -126,6 +133,17 @@ final class CommandPipeline implements AutoCloseable {
         disruptor.handleEventsWith(intake).then(backends);
         disruptor.setDefaultExceptionHandler(new PipelineExceptionHandler());
         this.ring = disruptor.start();
+    }
+
+    /**
+     * The stages' wait with {@code completions = "event"}: spin {@link #STAGE_SPIN_MICROS}, yield until
+     * {@link #STAGE_YIELD_MICROS}, then sleep until the next publish. The default {@link SleepingWaitStrategy} never
+     * sleeps longer than a park of 100 ns, so five idle stages keep waking thousands of times a second, which on a
+     * small or shared machine (or under emulation: Soft-RoCE in the QEMU harness) takes the CPU the I/O needs. The
+     * lite lock is only taken when a stage sleeps: the poller's publish reads one flag otherwise.
+     */
+    private static WaitStrategy sleepingStages() {
+        return PhasedBackoffWaitStrategy.withLiteLock(STAGE_SPIN_MICROS, STAGE_YIELD_MICROS, TimeUnit.MICROSECONDS);
     }
 
     MemoryRegion dataRegion() {

@@ -229,7 +229,7 @@ public final class SrpTarget implements AutoCloseable {
         final int channelId = login.rejectReason == 0 ? freeChannelId() : -1;
         if (login.rejectReason == 0 && channelId < 0) {
             login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
-            login.rejectWhy = "all " + config.channel().maxChannels() + " channels are in use";
+            login.rejectWhy = "all " + pipeline.channels.length() + " channels are in use";
         }
         if (login.rejectReason != 0) {
             LOG.info("login from " + request.remoteAddress() + " rejected: " + login.rejectWhy);
@@ -331,7 +331,9 @@ public final class SrpTarget implements AutoCloseable {
         final PipelineConfig p = config.pipeline();
         pd = context.allocateProtectionDomain();
         completionChannel = p.completions() == PipelineConfig.CompletionMode.EVENT ? context.createCompletionChannel() : null;
-        cq = context.createCompletionQueue(p.cqSize(), completionChannel);
+        final int deviceMaxCqe = context.queryDevice().maxCqe();
+        final int channelsServed = channelsTheCqHolds(deviceMaxCqe);
+        cq = context.createCompletionQueue(Math.min(p.cqSize(), deviceMaxCqe), completionChannel);
         ReceiveBuffers shared = null;
         if (p.receiveQueue() == PipelineConfig.ReceiveQueueMode.SHARED) {
             final int count = sharedReceiveCount();
@@ -343,10 +345,31 @@ public final class SrpTarget implements AutoCloseable {
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
-                config.channel().maxChannels(), config.timeouts().idle(), config.timeouts().command(), shared);
+                channelsServed, config.timeouts().idle(), config.timeouts().command(), shared,
+                p.completions() == PipelineConfig.CompletionMode.EVENT);
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
         return true;
+    }
+
+    /**
+     * Channels served at once: max_channels, or fewer where the device's CQ cannot hold cq_size entries. The CQ is
+     * then as large as the device allows and no more channels are admitted than it holds without overflowing (rxe:
+     * 32767 entries, less than the default 64 channels × 130 receives × 4 = 33280), since an overflowing CQ ends every
+     * channel on it.
+     */
+    private int channelsTheCqHolds(final int deviceMaxCqe) {
+        final PipelineConfig p = config.pipeline();
+        final int maxChannels = config.channel().maxChannels();
+        if (p.cqSize() <= deviceMaxCqe) {
+            return maxChannels;
+        }
+        final long perChannel = PipelineConfig.minimumCqSize(1, config.channel().credits());
+        final int served = (int) Math.min(maxChannels, deviceMaxCqe / perChannel);
+        LOG.warning(context.device().name() + " holds at most " + deviceMaxCqe + " completions per CQ: cq_size " + p.cqSize()
+                + " lowered to " + deviceMaxCqe + ", channels served at once " + maxChannels + " -> " + served
+                + " (" + perChannel + " completions each at " + config.channel().credits() + " credits)");
+        return Math.max(1, served);
     }
 
     /**

@@ -88,7 +88,7 @@ final class PipelineHarness implements AutoCloseable {
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
         pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, channelCount,
-                java.time.Duration.ZERO, java.time.Duration.ZERO, null);
+                java.time.Duration.ZERO, java.time.Duration.ZERO, null, false);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);

@@ -1,0 +1,234 @@
+#!/bin/bash
+# Linux's own SRP initiator (ib_srp) against our target daemon on the native provider over rxe0 (192.0.2.15), then
+# beside LIO (srp-compare.sh). Five LUNs (file and rocksdb backends with 512- and 4096-byte blocks, and a memory one for
+# the comparison) appear as /dev/sdX with our identity; fio verifies 4 KiB random and 1 MiB sequential writes read back
+# (crc32c); a discarded range reads zeros; the data survives the remote port deleted and added again, and the target
+# process restarted (SIGTERM, then SIGKILL) under the attached initiator, which reconnects by itself. Runs while rxe
+# is up; leaves ib_srp logged out, our target stopped and LIO down. The daemon's log is $OUT/ib-srp-target.log, the
+# kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
+IBSRP_PORT=5556                       # LIO's ib_srpt takes 5555 (lio-initiator.sh)
+IBSRP_DIR=/tmp/ib-srp                 # the guest's tmpfs overlay
+IBSRP_JAR=${IBSRP_JAR:-$REPO/target/build/rdmablock-target.jar}
+IBSRP_LOG=$OUT/ib-srp-target.log
+IBSRP_LUNS="0:file:512 1:file:4096 2:rocksdb:512 3:rocksdb:4096 4:memory:512"
+IBSRP_SIZE_MIB=64
+# [channel] stays at its defaults, what a user starts with (the default cq_size is more than rxe's CQ holds, so this
+# also checks that the target fits its channels to the device). Completions are "event": the guest has two emulated
+# CPUs, and the default busy polling (one spinning poller, five spinning pipeline stages) takes the CPU the kernel's
+# rxe, ib_srp and fio need (fio against LIO in the same boot ran 2 to 10 times slower beside a polling daemon). The
+# polling path runs on rxe in target-native.sh.
+IBSRP_PIPELINE=${IBSRP_PIPELINE:-'completions = "event"'}
+
+ibsrp_config() {
+  mkdir -p $IBSRP_DIR
+  {
+    printf '[listen]\nprovider = "native"\naddress = "192.0.2.15"\nport = %d\n' $IBSRP_PORT
+    printf '[pipeline]\n%s\n' "$IBSRP_PIPELINE"
+    local l n b bs
+    for l in $IBSRP_LUNS; do
+      IFS=: read -r n b bs <<< "$l"
+      printf '[[lun]]\nnumber = %d\nbackend = "%s"\nsize = "%dMiB"\nblock_size = %d\n' $n $b $IBSRP_SIZE_MIB $bs
+      [ $b = memory ] || printf 'path = "%s/lun%d.%s"\n' $IBSRP_DIR $n $b
+    done
+  } > $IBSRP_DIR/target.toml
+}
+
+# starts the daemon; waits for its ready line (the ib_srp line it prints)
+ibsrp_start_target() {
+  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g \
+    -cp "$IBSRP_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $IBSRP_DIR/target.toml \
+    >> $IBSRP_LOG 2>&1 &
+  echo $! > $IBSRP_DIR/target.pid
+  local i
+  for i in $(seq 1 180); do
+    [ "$(grep -c '^reach it' $IBSRP_LOG)" -ge "${1:-1}" ] && return 0
+    kill -0 "$(cat $IBSRP_DIR/target.pid)" 2>/dev/null || { echo "target exited"; tail -20 $IBSRP_LOG; return 1; }
+    sleep 1
+  done
+  echo "target not ready after 180 s"; return 1
+}
+
+# the add_target line: what the daemon printed, plus this port's initiator_ext and source address
+ibsrp_add_target() {
+  local gid0 g line
+  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
+  line=$(grep -o 'echo id_ext=[^ ]*' $IBSRP_LOG | tail -1 | sed 's/^echo //')
+  [ -n "$line" ] || { echo "no add_target line in the target's log"; return 1; }
+  # max_sect=2048: 1 MiB commands (ib_srp's default is 512 KiB), so 1 MiB I/O goes as one multi-descriptor command
+  echo "$line,initiator_ext=${g:0:16},src=192.0.2.15,max_sect=2048" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+}
+
+# the block device of LUN $1 (empty if none): the disk whose vendor is $2 (default: ours) and whose SCSI LUN is $1
+ibsrp_dev() {
+  local d hctl
+  for d in /sys/block/sd*; do
+    [ -e "$d/device/vendor" ] || continue
+    [ "$(tr -d ' ' < $d/device/vendor)" = "${2:-RDMABLK}" ] || continue
+    hctl=$(basename "$(readlink -f $d/device)")
+    [ "${hctl##*:}" = "$1" ] && { echo /dev/$(basename $d); return 0; }
+  done
+}
+
+# waits until every LUN of ours shows as a disk
+ibsrp_wait_disks() {
+  local i l ok
+  for i in $(seq 1 120); do
+    ok=1
+    for l in $IBSRP_LUNS; do [ -b "$(ibsrp_dev ${l%%:*})" ] || ok=0; done
+    [ $ok = 1 ] && return 0
+    sleep 0.5
+  done
+  echo "not every LUN appeared:"; ls /sys/block; return 1
+}
+
+ibsrp_up() (
+  set -eo pipefail
+  ibsrp_config
+  : > $IBSRP_LOG
+  ibsrp_start_target
+  modprobe sd_mod
+  modprobe ib_srp
+  ibsrp_add_target
+  ibsrp_wait_disks
+  for l in $IBSRP_LUNS; do echo "LUN ${l%%:*} ($l): $(ibsrp_dev ${l%%:*})"; done
+)
+
+# vendor, product, serial (VPD 80h: <id_ext>-<lun>), block limits (VPD B0h), capacity and block size (READ CAPACITY)
+ibsrp_identity() (
+  set -eo pipefail
+  local idext l n b bs dev serial cap
+  idext=$(sed -n 's/.*echo id_ext=\([0-9a-f]*\),.*/\1/p' $IBSRP_LOG | tail -1)
+  for l in $IBSRP_LUNS; do
+    IFS=: read -r n b bs <<< "$l"
+    dev=$(ibsrp_dev $n)
+    sg_inq $dev | tee $IBSRP_DIR/inq
+    grep -q 'Vendor identification: RDMABLK' $IBSRP_DIR/inq
+    grep -q 'Product identification: SRP DISK' $IBSRP_DIR/inq
+    serial=$(sg_vpd -p sn $dev | sed -n 's/.*Unit serial number: *//p')
+    [ "$serial" = "$idext-$n" ] || { echo "LUN $n: serial '$serial', expected '$idext-$n'"; exit 1; }
+    cap=$(sg_readcap -l $dev)
+    echo "$cap" | grep -q "Logical block length=$bs bytes" || { echo "LUN $n: block length"; echo "$cap"; exit 1; }
+    echo "$cap" | grep -q "Number of logical blocks=$((IBSRP_SIZE_MIB * 1048576 / bs))" || { echo "LUN $n: capacity"; exit 1; }
+    sg_vpd -p bl $dev | grep -q "Maximum transfer length: $((1048576 / bs)) blocks" \
+      || { echo "LUN $n: VPD B0h maximum transfer length is not 1 MiB"; sg_vpd -p bl $dev; exit 1; }
+    echo "LUN $n ($dev): identity, capacity and block limits as configured"
+  done
+)
+
+# fio, verified: 4 KiB random writes at iodepth 16, then 1 MiB sequential writes at iodepth 4, each read back
+ibsrp_fio() (
+  set -eo pipefail
+  local l n dev
+  for l in $IBSRP_LUNS; do
+    n=${l%%:*}; dev=$(ibsrp_dev $n)
+    fio --name=rand4k-lun$n --filename=$dev --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
+      --size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 --output=$IBSRP_DIR/fio.out
+    cat $IBSRP_DIR/fio.out
+    fio --name=seq1m-lun$n --filename=$dev --ioengine=libaio --direct=1 --rw=write --bs=1m --iodepth=4 \
+      --size=16m --offset=32m --verify=crc32c --do_verify=1 --verify_fatal=1 --output=$IBSRP_DIR/fio.out
+    cat $IBSRP_DIR/fio.out
+    echo "LUN $n ($dev): fio verified 8 MiB of 4 KiB random and 16 MiB of 1 MiB sequential writes"
+  done
+)
+
+# a pattern of random bytes on each LUN's first 4 MiB, kept in $IBSRP_DIR/pattern-N for the later checks
+ibsrp_write_patterns() (
+  set -eo pipefail
+  local l n
+  for l in $IBSRP_LUNS; do
+    n=${l%%:*}
+    head -c 4M /dev/urandom > $IBSRP_DIR/pattern-$n
+    dd if=$IBSRP_DIR/pattern-$n of=$(ibsrp_dev $n) bs=1M oflag=direct status=none
+  done
+)
+
+# every LUN's first 4 MiB read back equal to its pattern (O_DIRECT: from the target, not the page cache); with $2 =
+# persistent, the memory LUN (which a restart empties) is left out
+ibsrp_check_patterns() (
+  set -eo pipefail
+  local l n
+  for l in $IBSRP_LUNS; do
+    n=${l%%:*}
+    [ "${2:-}" = persistent ] && [[ $l == *:memory:* ]] && continue
+    dd if=$(ibsrp_dev $n) of=$IBSRP_DIR/back-$n bs=1M count=4 iflag=direct status=none
+    cmp $IBSRP_DIR/pattern-$n $IBSRP_DIR/back-$n
+    echo "LUN $n: 4 MiB read back equal to what was written $1"
+  done
+)
+
+# blkdiscard of 1 MiB..3 MiB: that range reads zeros, the rest of the pattern is untouched
+ibsrp_discard() (
+  set -eo pipefail
+  local l n dev
+  ibsrp_write_patterns
+  for l in $IBSRP_LUNS; do
+    n=${l%%:*}; dev=$(ibsrp_dev $n)
+    blkdiscard -o 1M -l 2M $dev
+    dd if=$dev of=$IBSRP_DIR/back-$n bs=1M count=4 iflag=direct status=none
+    cmp -n 2M $IBSRP_DIR/back-$n /dev/zero -i 1M:0 || { echo "LUN $n: discarded range not zero"; exit 1; }
+    cmp -n 1M $IBSRP_DIR/back-$n $IBSRP_DIR/pattern-$n
+    cmp -n 1M -i 3M $IBSRP_DIR/back-$n $IBSRP_DIR/pattern-$n
+    # the patterns are whole again for the next steps
+    dd if=$IBSRP_DIR/pattern-$n of=$dev bs=1M oflag=direct status=none
+    echo "LUN $n ($dev): 2 MiB discarded read zeros, the data around them intact"
+  done
+)
+
+# the remote port deleted (ib_srp logs out, the disks go) and added again: the data is still there
+ibsrp_readd() (
+  set -eo pipefail
+  local p i
+  for p in /sys/class/srp_remote_ports/*; do echo 1 > $p/delete; done
+  for i in $(seq 1 60); do [ -z "$(ibsrp_dev 0)" ] && break; sleep 0.5; done
+  [ -z "$(ibsrp_dev 0)" ] || { echo "the disks stayed after the port was deleted"; exit 1; }
+  ibsrp_add_target
+  ibsrp_wait_disks
+  ibsrp_check_patterns "before the remote port was deleted and added again"
+)
+
+# the target process stopped by signal $1 and started again while ib_srp stays attached: ib_srp reconnects after
+# its reconnect_delay (set to 1 s) and the disks keep their data
+ibsrp_restart() (
+  set -eo pipefail
+  local p pid i started
+  for p in /sys/class/srp_remote_ports/*; do echo 1 > $p/reconnect_delay; done
+  pid=$(cat $IBSRP_DIR/target.pid)
+  started=$(grep -c '^reach it' $IBSRP_LOG)
+  kill -$1 $pid
+  for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
+  ! kill -0 $pid 2>/dev/null || { echo "the target did not stop on SIG$1"; exit 1; }
+  ibsrp_start_target $((started + 1))
+  for i in $(seq 1 120); do
+    grep -q running /sys/class/srp_remote_ports/*/state 2>/dev/null \
+      && [ "$(grep -c 'logged in' $IBSRP_LOG)" -gt "$(cat $IBSRP_DIR/logins)" ] && break
+    sleep 0.5
+  done
+  cat /sys/class/srp_remote_ports/*/state
+  grep -q running /sys/class/srp_remote_ports/*/state || { echo "ib_srp did not reconnect"; exit 1; }
+  [ -b "$(ibsrp_dev 0)" ] || { echo "the disks went away"; exit 1; }
+  ibsrp_check_patterns "before the target was stopped by SIG$1 and started again" persistent
+)
+
+ibsrp_down() (
+  set -eo pipefail
+  local p
+  for p in /sys/class/srp_remote_ports/*; do [ -e $p/delete ] && echo 1 > $p/delete; done
+  kill -TERM $(cat $IBSRP_DIR/target.pid)
+  wait_gone() { local i; for i in $(seq 1 60); do kill -0 $1 2>/dev/null || return 0; sleep 0.5; done; return 1; }
+  wait_gone $(cat $IBSRP_DIR/target.pid)
+)
+
+
+# the logins the daemon has logged so far (ibsrp_restart waits for one more)
+ibsrp_logins() { grep -c 'logged in' $IBSRP_LOG > $IBSRP_DIR/logins; }
+
+step ib_srp_up ibsrp_up
+step ib_srp_identity ibsrp_identity
+step ib_srp_fio ibsrp_fio
+step ib_srp_discard ibsrp_discard
+step ib_srp_readd ibsrp_readd
+ibsrp_logins; step ib_srp_restart_term ibsrp_restart TERM
+ibsrp_logins; step ib_srp_restart_kill ibsrp_restart KILL
+. $REPO/deploy/qemu/plans/srp-compare.sh
+step ib_srp_down ibsrp_down
+dmesg | grep -iE 'srp|scsi|sd[a-z]' > $OUT/ib-srp-dmesg.log

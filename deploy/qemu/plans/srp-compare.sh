@@ -1,0 +1,67 @@
+#!/bin/bash
+# Sourced by ib-srp.sh while our daemon is up with ib_srp attached: Linux's ib_srp against LIO's ib_srpt (64 MiB
+# ramdisk) and against our daemon (its 64 MiB memory LUN 4 and file LUN 0, 512-byte blocks like LIO's ramdisk) in the
+# same boot, the same fio jobs on each: 1 MiB sequential write and read at iodepth 4, 4 KiB random write and read at
+# iodepth 16 (libaio, direct), each for COMPARE_RUNTIME seconds after COMPARE_RAMP, in COMPARE_ROUNDS rounds that take
+# the three disks in turn per job. srp-compare-table.py prints the medians and our ratio to LIO per row
+# ($OUT/srp-compare.md; fio's JSON in $OUT/srp-compare/round-N.json). Under emulation the absolute figures mean little;
+# the ratio shows what our Java path costs. A step fails when fio fails or a figure is missing, not when a ratio is
+# low: the table is a measurement.
+COMPARE_RUNTIME=${COMPARE_RUNTIME:-5}
+COMPARE_RAMP=${COMPARE_RAMP:-1}
+COMPARE_ROUNDS=${COMPARE_ROUNDS:-3}
+. $REPO/deploy/qemu/plans/lio-lib.sh
+
+# LIO up, and ib_srp logged in to it too
+compare_lio_up() (
+  set -eo pipefail
+  lio_up
+  local ioc gid0 g i
+  ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
+  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
+  echo "id_ext=$ioc,ioc_guid=$ioc,initiator_ext=${g:0:16},src=192.0.2.15,dest=192.0.2.15:$LIO_PORT,max_sect=2048" \
+    > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  for i in $(seq 1 60); do [ -b "$(ibsrp_dev 0 LIO-ORG)" ] && break; sleep 0.5; done
+  [ -b "$(ibsrp_dev 0 LIO-ORG)" ] || { echo "LIO's disk did not appear"; exit 1; }
+  echo "LIO: $(ibsrp_dev 0 LIO-ORG); ours: memory $(ibsrp_dev 4), file $(ibsrp_dev 0)"
+)
+
+# one fio run per round (fio's start-up takes seconds under emulation): every job on each of the three disks in turn,
+# each job section stonewalled so that they run one after another
+compare_run() (
+  set -eo pipefail
+  local dir=$OUT/srp-compare round job rw bs depth disk dev
+  mkdir -p $dir
+  {
+    printf '[global]\nioengine=libaio\ndirect=1\nsize=64m\ntime_based\nruntime=%d\nramp_time=%d\nrandrepeat=0\n' \
+      $COMPARE_RUNTIME $COMPARE_RAMP
+    for job in write:1m:4 read:1m:4 randwrite:4k:16 randread:4k:16; do
+      IFS=: read -r rw bs depth <<< "$job"
+      for disk in lio:0:LIO-ORG memory:4:RDMABLK file:0:RDMABLK; do
+        dev=$(ibsrp_dev $(cut -d: -f2 <<< $disk) $(cut -d: -f3 <<< $disk))
+        [ -b "$dev" ] || { echo "no disk for $disk"; exit 1; }
+        printf '[%s-%s-%s]\nstonewall\nfilename=%s\nrw=%s\nbs=%s\niodepth=%d\n' ${disk%%:*} $rw $bs $dev $rw $bs $depth
+      done
+    done
+  } > $dir/jobs.fio
+  cat $dir/jobs.fio
+  for round in $(seq 1 $COMPARE_ROUNDS); do
+    fio --output-format=json --output=$dir/round-$round.json $dir/jobs.fio
+    echo "round $round done"
+  done
+  python3 $REPO/deploy/qemu/plans/srp-compare-table.py $dir $COMPARE_ROUNDS | tee $OUT/srp-compare.md
+)
+
+# ib_srp logged out of LIO (its SCSI host's remote port deleted), LIO down
+compare_lio_down() (
+  set -eo pipefail
+  local dev host
+  dev=$(ibsrp_dev 0 LIO-ORG)
+  host=$(basename "$(readlink -f /sys/block/${dev#/dev/}/device)"); host=${host%%:*}
+  echo 1 > /sys/class/srp_remote_ports/port-$host:1/delete
+  lio_down
+)
+
+step srp_compare_lio_up compare_lio_up
+step srp_compare compare_run
+step srp_compare_lio_down compare_lio_down
