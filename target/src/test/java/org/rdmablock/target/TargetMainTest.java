@@ -2,17 +2,25 @@ package org.rdmablock.target;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmablock.target.metrics.SummaryLine;
 import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,6 +73,47 @@ class TargetMainTest {
                 "--config", config.toString(), "--check");
         assertEquals(0, run.exit(), run.err());
         assertTrue(run.out().contains("OK, 1 LUN(s)"), run.out());
+    }
+
+    @Test
+    void servesItsMetricsAndLogsASummaryLine() throws Exception {
+        final int port = freePort();
+        final Path config = dir.resolve("metrics.toml");
+        Files.writeString(config, """
+                [listen]
+                port = %d
+                [channel]
+                max_channels = 4
+                [metrics]
+                address = "127.0.0.1:0"
+                summary_interval = "1s"
+                [[lun]]
+                number = 0
+                backend = "memory"
+                size = "1MiB"
+                """.formatted(port));
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
+        try (LogCapture log = new LogCapture(SummaryLine.class)) {
+            final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && !exit.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            final Matcher url = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics)").matcher(out.toString(StandardCharsets.UTF_8));
+            assertTrue(url.find(), out + err.toString(StandardCharsets.UTF_8));
+            try (HttpClient client = HttpClient.newHttpClient()) {
+                final String body = client.send(HttpRequest.newBuilder(URI.create(url.group(1))).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                assertTrue(body.contains("rdmablock_lun_read_commands_total{lun=\"0\"} 0"), body);
+                assertTrue(body.contains("rdmablock_target_sessions 0"), body);
+            }
+            final String line = log.await(l -> l.startsWith("INFO last "), Duration.ofSeconds(10));
+            assertTrue(line.contains("IOPS (0 commands: 0 read, 0 write, 0 other)"), line);
+            main.stop();
+            assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+        }
     }
 
     @Test
