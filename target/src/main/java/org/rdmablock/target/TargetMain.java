@@ -53,6 +53,12 @@ public final class TargetMain implements Callable<Integer> {
     private final PrintStream err;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile Runnable stopper = () -> { };
+    /**
+     * Whether SIGTERM and SIGINT stop the daemon as {@link #stop()} does, so that it exits 0 (the JVM's own handling
+     * would exit 143 or 130, which systemd reads as a failure): set by {@link #main} only, since a handler outlives the
+     * daemon and would leave an embedding JVM deaf to SIGTERM.
+     */
+    private boolean stopsOnSignals;
 
     public TargetMain() {
         this(System.out, System.err);
@@ -67,7 +73,9 @@ public final class TargetMain implements Callable<Integer> {
     public static void main(final String[] args) {
         JavaLoggingBridge.install();
         final String[] rest = args.length > 0 && args[0].equals("target") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
-        System.exit(new CommandLine(new TargetMain()).execute(rest));
+        final TargetMain daemon = new TargetMain();
+        daemon.stopsOnSignals = true;
+        System.exit(new CommandLine(daemon).execute(rest));
     }
 
     @Override
@@ -119,6 +127,11 @@ public final class TargetMain implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(new Thread(stopAll, "rdmablock-shutdown"));
         stopper = stopAll;
         installReload(cfg, inventory, target, statistics);
+        if (stopsOnSignals) {
+            for (final String name : new String[]{"TERM", "INT"}) {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stopAll.run());
+            }
+        }
         banner(cfg, inventory, target, endpoint);
         stopped.await();
         return 0;
