@@ -77,32 +77,18 @@ class TargetMainTest {
 
     @Test
     void servesItsMetricsAndLogsASummaryLine() throws Exception {
-        final int port = freePort();
-        final Path config = dir.resolve("metrics.toml");
-        Files.writeString(config, """
-                [listen]
-                port = %d
-                [channel]
-                max_channels = 4
-                [metrics]
-                address = "127.0.0.1:0"
-                summary_interval = "1s"
-                [[lun]]
-                number = 0
-                backend = "memory"
-                size = "1MiB"
-                """.formatted(port));
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
         try (LogCapture log = new LogCapture(SummaryLine.class)) {
-            final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && !exit.isDone() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            final Matcher url = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics)").matcher(out.toString(StandardCharsets.UTF_8));
-            assertTrue(url.find(), out + err.toString(StandardCharsets.UTF_8));
+            final Daemon daemon = start("""
+                    [metrics]
+                    address = "127.0.0.1:0"
+                    summary_interval = "1s"
+                    [[lun]]
+                    number = 0
+                    backend = "memory"
+                    size = "1MiB"
+                    """);
+            final Matcher url = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics)").matcher(daemon.banner());
+            assertTrue(url.find(), daemon.banner() + daemon.errors());
             try (HttpClient client = HttpClient.newHttpClient()) {
                 final String body = client.send(HttpRequest.newBuilder(URI.create(url.group(1))).build(),
                         HttpResponse.BodyHandlers.ofString()).body();
@@ -111,25 +97,45 @@ class TargetMainTest {
             }
             final String line = log.await(l -> l.startsWith("INFO last "), Duration.ofSeconds(10));
             assertTrue(line.contains("IOPS (0 commands: 0 read, 0 write, 0 other)"), line);
-            main.stop();
-            assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+            daemon.main().stop();
+            assertEquals(0, daemon.exit().get(20, TimeUnit.SECONDS));
         }
     }
 
     @Test
     void servesAFileLunAndStopsCleanly() throws Exception {
-        final int port = freePort();
-        final Path config = dir.resolve("target.toml");
-        Files.writeString(config, """
-                [listen]
-                port = %d
-                [channel]
-                max_channels = 4
+        final Daemon daemon = start("""
                 [[lun]]
                 number = 0
                 path = "lun0.img"
                 size = "8MiB"
-                """.formatted(port));
+                """);
+        final String banner = daemon.banner();
+        assertTrue(banner.contains("listening on 127.0.0.1:" + daemon.port()), banner + daemon.errors());
+        assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
+        assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
+        assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
+        daemon.main().stop();
+        assertEquals(0, daemon.exit().get(20, TimeUnit.SECONDS));
+    }
+
+    /** A daemon started in this JVM on a config file, with what it printed. */
+    private record Daemon(TargetMain main, CompletableFuture<Integer> exit, int port, ByteArrayOutputStream out,
+                          ByteArrayOutputStream err) {
+        String banner() {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+
+        String errors() {
+            return err.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Starts the daemon on {@code tables} behind a [listen] port of its own and 4 channels; waits for its banner. */
+    private Daemon start(final String tables) throws Exception {
+        final int port = freePort();
+        final Path config = dir.resolve("target.toml");
+        Files.writeString(config, "[listen]\nport = %d\n[channel]\nmax_channels = 4\n".formatted(port) + tables);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
@@ -138,12 +144,6 @@ class TargetMainTest {
         while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && !exit.isDone() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        final String banner = out.toString(StandardCharsets.UTF_8);
-        assertTrue(banner.contains("listening on 127.0.0.1:" + port), banner + err);
-        assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
-        assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
-        assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
-        main.stop();
-        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+        return new Daemon(main, exit, port, out, err);
     }
 }
