@@ -100,6 +100,41 @@ class MetricsEndpointTest extends TargetTestBase {
         }
     }
 
+    /**
+     * Credit stalls and queue depth: with LUN 0's completions held, the initiator sends as many READs as it has credits
+     * (all in the target's hands; the last takes the last credit: exhausted, once) and one more, beyond them (answered
+     * BUSY).
+     */
+    @Test
+    void creditStallsAreCountedWhereTheyHappen() throws Exception {
+        try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, statistics)) {
+            final TestInitiator ini = login(INITIATOR);
+            lun0Gate.hold();
+            for (int tag = 0; tag < CREDITS; tag++) {
+                ini.submit(tag, LUN0, TestInitiator.read16(tag, 1), 0, 512, tag * 512L, false);
+            }
+            awaitTrue(() -> lun0Gate.heldCount() == CREDITS, () -> "every READ reached the backend: " + lun0Gate.heldCount());
+            final Map<String, Double> full = scrape(endpoint);
+            assertEquals(1, full.get("rdmablock_session_credits_exhausted_total{" + SESSION + "}"), "the last credit taken");
+            assertEquals(0, full.get("rdmablock_session_busy_total{" + SESSION + "}"));
+            assertEquals(CREDITS, full.get("rdmablock_session_queue_depth{" + SESSION + "}"));
+            assertEquals(CREDITS, full.get("rdmablock_lun_queue_depth{lun=\"0\"}"));
+            ini.submit(CREDITS, LUN0, TestInitiator.read16(0, 1), 0, 512, 0, false);
+            final TestInitiator.Response busy = ini.awaitResponse();
+            assertEquals(ScsiStatus.BUSY, busy.status(), "the command beyond the credits");
+            lun0Gate.release();
+            ini.awaitResponses(CREDITS);
+            awaitTargetIdle(1);
+            final Map<String, Double> m = scrape(endpoint);
+            assertEquals(1, m.get("rdmablock_session_credits_exhausted_total{" + SESSION + "}"));
+            assertEquals(1, m.get("rdmablock_session_busy_total{" + SESSION + "}"));
+            assertEquals(1, m.get("rdmablock_target_credits_exhausted_total"));
+            assertEquals(1, m.get("rdmablock_target_busy_total"));
+            assertEquals(1, m.get("rdmablock_session_errors_total{" + SESSION + "}"), "BUSY is not GOOD");
+            assertEquals(CREDITS + 1, m.get("rdmablock_session_read_commands_total{" + SESSION + "}"));
+        }
+    }
+
     /** GET /metrics: each sample line's name and labels to its value. */
     static Map<String, Double> scrape(final PrometheusEndpoint endpoint) throws Exception {
         try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
