@@ -123,7 +123,7 @@ public final class IoStats {
     }
 
     /** An empty histogram of the range and precision these latencies are kept in. */
-    public static Histogram latencyHistogram() {
+    static Histogram latencyHistogram() {
         return histogram();
     }
 }
