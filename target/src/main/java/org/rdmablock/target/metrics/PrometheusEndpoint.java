@@ -107,25 +107,11 @@ public final class PrometheusEndpoint implements AutoCloseable {
             out.metricSnapshot(CounterSnapshot.builder().name("rdmablock_target_logins").help("Logins, by result")
                     .dataPoint(counterPoint(Labels.of("result", "accepted"), t.loginsAccepted()))
                     .dataPoint(counterPoint(Labels.of("result", "rejected"), t.loginsRejected())).build());
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_lost_channels",
-                    "Channels that ended without a logout from either side (disconnected, or their queue pair failed)",
-                    t.channelsLost()));
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_task_management",
-                    "Task management requests answered (ABORT TASK, ABORT TASK SET, CLEAR TASK SET, LUN RESET, ...)",
-                    t.taskManagementRequests()));
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_waited_ius",
-                    "IUs that waited in the intake stage for a command slot or data buffer (or behind others that did)",
-                    t.iusWaited()));
-            out.metricSnapshot(single(GaugeSnapshot.builder(), "rdmablock_target_waiting_ius",
-                    "IUs waiting in the intake stage now", t.iusWaiting()));
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_command_timeouts",
-                    "Commands answered by the command timeout (ABORTED COMMAND)", t.commandsTimedOut()));
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_errors",
-                    "Commands answered with a status other than GOOD, on any LUN and session", t.commandsFailed()));
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_busy",
-                    "Commands that came beyond their channel's credits and were answered BUSY", t.busyAnswers()));
-            out.metricSnapshot(single(CounterSnapshot.builder(), "rdmablock_target_credits_exhausted",
-                    "Commands that took their channel's last credit", t.creditsExhaustedCount()));
+            for (final TargetStatistics.Count count : TargetStatistics.Count.values()) {
+                out.metricSnapshot(count.counter
+                        ? single(CounterSnapshot.builder(), count.metric, count.help, t.count(count))
+                        : single(GaugeSnapshot.builder(), count.metric, count.help, t.count(count)));
+            }
         }
     }
 

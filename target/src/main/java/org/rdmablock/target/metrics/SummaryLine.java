@@ -1,6 +1,7 @@
 package org.rdmablock.target.metrics;
 
 import org.HdrHistogram.Histogram;
+import org.rdmablock.target.metrics.TargetStatistics.Count;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,8 +101,9 @@ public final class SummaryLine implements AutoCloseable {
             writeBytes += s.writeBytes();
             queueDepth += s.queueDepth();
         }
-        return new Totals(reads, writes, others, readBytes, writeBytes, queueDepth, statistics.commandsFailed(),
-                statistics.busyAnswers(), statistics.creditsExhaustedCount(), statistics.iusWaited(), statistics.channelsLost());
+        return new Totals(reads, writes, others, readBytes, writeBytes, queueDepth, statistics.count(Count.ERRORS),
+                statistics.count(Count.BUSY), statistics.count(Count.CREDITS_EXHAUSTED), statistics.count(Count.WAITED_IUS),
+                statistics.count(Count.LOST_CHANNELS));
     }
 
     /** Stops logging (a line made by {@link #SummaryLine} alone has nothing to stop). */

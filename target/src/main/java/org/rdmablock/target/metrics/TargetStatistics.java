@@ -23,19 +23,38 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * target serves ({@link #lunsServed}), so that an initiator naming made-up LUNs makes nothing.
  */
 public final class TargetStatistics {
-    private static final int WAITED = 0;
-    private static final int WAITING = 1;
-    private static final int LOST_CHANNELS = 2;
-    private static final int TASK_MANAGEMENT = 3;
-    private static final int TIMED_OUT = 4;
-    private static final int ERRORS = 5;
-    private static final int BUSY = 6;
-    private static final int CREDITS_EXHAUSTED = 7;
-    private static final int INTAKE_COUNTERS = 8;
+    /** The target-wide counts the intake stage keeps (it alone writes them), with their Prometheus name and help. */
+    public enum Count {
+        WAITED_IUS("rdmablock_target_waited_ius", true,
+                "IUs that waited in the intake stage for a command slot or data buffer (or behind others that did)"),
+        WAITING_IUS("rdmablock_target_waiting_ius", false, "IUs waiting in the intake stage now"),
+        LOST_CHANNELS("rdmablock_target_lost_channels", true,
+                "Channels that ended without a logout from either side (disconnected, or their queue pair failed)"),
+        TASK_MANAGEMENT("rdmablock_target_task_management", true,
+                "Task management requests answered (ABORT TASK, ABORT TASK SET, CLEAR TASK SET, LUN RESET, ...)"),
+        COMMAND_TIMEOUTS("rdmablock_target_command_timeouts", true,
+                "Commands answered by the command timeout (ABORTED COMMAND)"),
+        ERRORS("rdmablock_target_errors", true, "Commands answered with a status other than GOOD, on any LUN and session"),
+        BUSY("rdmablock_target_busy", true, "Commands that came beyond their channel's credits and were answered BUSY"),
+        CREDITS_EXHAUSTED("rdmablock_target_credits_exhausted", true, "Commands that took their channel's last credit");
+
+        /** The Prometheus metric name (a counter's without {@code _total}). */
+        public final String metric;
+        /** A counter (only grows) or a gauge. */
+        public final boolean counter;
+        /** The Prometheus help text. */
+        public final String help;
+
+        Count(final String metric, final boolean counter, final String help) {
+            this.metric = metric;
+            this.counter = counter;
+            this.help = help;
+        }
+    }
 
     private final AtomicReferenceArray<IoStats> luns = new AtomicReferenceArray<>(LunAddress.MAX_LUN + 1);
     private final Map<InitiatorPortId, SessionStats> sessions = new ConcurrentHashMap<>();
-    private final SingleWriterCounters intake = new SingleWriterCounters(INTAKE_COUNTERS);
+    private final SingleWriterCounters intake = new SingleWriterCounters(Count.values().length);
     private final AtomicLong loginsAccepted = new AtomicLong();
     private final AtomicLong loginsRejected = new AtomicLong();
 
@@ -125,75 +144,18 @@ public final class TargetStatistics {
 
     // ---- the intake stage's target-wide counts (it alone writes them)
 
-    /** An IU had to wait in the intake stage: no command slot or data buffer was free, or others waited before it. */
-    public void iuWaited() {
-        intake.add(WAITED, 1);
+    /** Adds {@code n} to a count: the intake stage only. */
+    public void add(final Count count, final long n) {
+        intake.add(count.ordinal(), n);
     }
 
-    /** IUs waiting in the intake stage now. */
-    public void iusWaiting(final int count) {
-        intake.set(WAITING, count);
+    /** Sets a gauge ({@link Count#WAITING_IUS}): the intake stage only. */
+    public void set(final Count gauge, final long value) {
+        intake.set(gauge.ordinal(), value);
     }
 
-    /** A channel ended without a logout from either side: disconnected, or its queue pair failed. */
-    public void channelLost() {
-        intake.add(LOST_CHANNELS, 1);
-    }
-
-    /** A task management request was answered. */
-    public void taskManagement() {
-        intake.add(TASK_MANAGEMENT, 1);
-    }
-
-    /** Commands answered by the command timeout. */
-    public void commandsTimedOut(final int count) {
-        intake.add(TIMED_OUT, count);
-    }
-
-    /** A command was answered with a status other than GOOD (whichever LUN and session). */
-    public void commandFailed() {
-        intake.add(ERRORS, 1);
-    }
-
-    /** A command came beyond its channel's credits and was answered BUSY. */
-    public void answeredBusy() {
-        intake.add(BUSY, 1);
-    }
-
-    /** A command took its channel's last credit. */
-    public void creditsExhausted() {
-        intake.add(CREDITS_EXHAUSTED, 1);
-    }
-
-    public long iusWaited() {
-        return intake.get(WAITED);
-    }
-
-    public long iusWaiting() {
-        return intake.get(WAITING);
-    }
-
-    public long channelsLost() {
-        return intake.get(LOST_CHANNELS);
-    }
-
-    public long taskManagementRequests() {
-        return intake.get(TASK_MANAGEMENT);
-    }
-
-    public long commandsTimedOut() {
-        return intake.get(TIMED_OUT);
-    }
-
-    public long commandsFailed() {
-        return intake.get(ERRORS);
-    }
-
-    public long busyAnswers() {
-        return intake.get(BUSY);
-    }
-
-    public long creditsExhaustedCount() {
-        return intake.get(CREDITS_EXHAUSTED);
+    /** A count, from any thread. */
+    public long count(final Count count) {
+        return intake.get(count.ordinal());
     }
 }

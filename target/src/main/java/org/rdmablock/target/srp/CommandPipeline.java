@@ -17,6 +17,7 @@ import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
 import org.rdmablock.target.metrics.IoStats;
 import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.metrics.TargetStatistics.Count;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ProtectionDomain;
@@ -327,7 +328,7 @@ final class CommandPipeline implements AutoCloseable {
          */
         private void ended(final SrpChannel channel, final String what, final int status) {
             if (!channel.closing && !channel.loggingOut) {
-                statistics.channelLost();
+                statistics.add(Count.LOST_CHANNELS, 1);
                 LOG.warn("{} lost: {}{}, without a logout; {} command(s) in flight", channel, what,
                         status == 0 ? "" : " completed with " + org.rdmablock.verbs.WcStatus.of(status), channel.outstandingCommands);
             }
@@ -358,7 +359,7 @@ final class CommandPipeline implements AutoCloseable {
                     final long tag = rawTag(region, at); // the decoder hands out no flyweight for an invalid IU
                     final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
                             : taskManagement(channel, decoder.taskManagement());
-                    statistics.taskManagement();
+                    statistics.add(Count.TASK_MANAGEMENT, 1);
                     channel.repostReceive(receiveIndex);
                     channel.outstandingCommands++;
                     channel.creditsInUse.incrementAndGet();
@@ -435,7 +436,7 @@ final class CommandPipeline implements AutoCloseable {
             if (!takeCredit(channel)) {
                 // beyond the credit window: answered, never dropped (the spare receives make this possible)
                 channel.session.answeredBusy();
-                statistics.answeredBusy();
+                statistics.add(Count.BUSY, 1);
                 slot.firstChunk = -1;
                 releaseRun(first, count);
                 channel.repostReceive(receiveIndex);
@@ -481,7 +482,7 @@ final class CommandPipeline implements AutoCloseable {
             final int inUse = channel.creditsInUse.incrementAndGet();
             if (inUse == channel.credits) {
                 channel.session.creditsExhausted();
-                statistics.creditsExhausted();
+                statistics.add(Count.CREDITS_EXHAUSTED, 1);
             }
             return inUse <= channel.credits;
         }
@@ -512,7 +513,7 @@ final class CommandPipeline implements AutoCloseable {
                 slot.lunStats.commandAnswered(slot.kind, good, bytes, latency);
             }
             if (!good) {
-                statistics.commandFailed();
+                statistics.add(Count.ERRORS, 1);
             }
         }
 
@@ -772,7 +773,7 @@ final class CommandPipeline implements AutoCloseable {
                 }
             }
             if (answered > 0) {
-                statistics.commandsTimedOut(answered);
+                statistics.add(Count.COMMAND_TIMEOUTS, answered);
                 LOG.warn("{} command(s) still in the backend after the command timeout of {} answered ABORTED COMMAND,"
                                 + " COMMAND TIMEOUT DURING PROCESSING (e.g. tag {} on {}); their buffers stay taken until the"
                                 + " backend returns", answered, java.time.Duration.ofNanos(commandTimeoutNanos), example.tag,
@@ -787,8 +788,8 @@ final class CommandPipeline implements AutoCloseable {
             waitingLength[tail] = length;
             waitingArrived[tail] = arrivedNanos;
             waitingCount++;
-            statistics.iuWaited();
-            statistics.iusWaiting(waitingCount);
+            statistics.add(Count.WAITED_IUS, 1);
+            statistics.set(Count.WAITING_IUS, waitingCount);
         }
 
         /** Processes waiting IUs in arrival order until one has to wait again. */
@@ -805,7 +806,7 @@ final class CommandPipeline implements AutoCloseable {
                 }
                 waitingHead = (waitingHead + 1) % waitingChannel.length;
                 waitingCount--;
-                statistics.iusWaiting(waitingCount);
+                statistics.set(Count.WAITING_IUS, waitingCount);
             }
         }
 

@@ -5,6 +5,7 @@ import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
 import org.rdmablock.target.LogCapture;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionRejectedException;
 
 import java.time.Duration;
@@ -60,7 +61,7 @@ class EventLogTest extends TargetTestBase {
         final String line = loginThen(ini -> ini.sendLogout(9), "its disconnect is no lost channel");
         assertTrue(line.matches("INFO channel 0 \\(initiator " + INITIATOR_20 + ", /127\\.0\\.0\\.1:\\d+\\) logged out:"
                 + " SRP_I_LOGOUT; 0 command\\(s\\) in flight"), line);
-        assertEquals(0, statistics.channelsLost());
+        assertEquals(0, statistics.count(TargetStatistics.Count.LOST_CHANNELS));
     }
 
     @Test
@@ -68,7 +69,7 @@ class EventLogTest extends TargetTestBase {
         final String line = loginThen(TestInitiator::close, "one line for the loss"); // no SRP_I_LOGOUT
         assertTrue(line.matches("WARN channel 0 \\(initiator " + INITIATOR_20 + ", /127\\.0\\.0\\.1:\\d+\\) lost: .+,"
                 + " without a logout; 0 command\\(s\\) in flight"), line);
-        assertEquals(1, statistics.channelsLost());
+        assertEquals(1, statistics.count(TargetStatistics.Count.LOST_CHANNELS));
     }
 
     /**
@@ -103,7 +104,7 @@ class EventLogTest extends TargetTestBase {
             final List<TestInitiator.Response> responses = ini.awaitResponses(2);
             assertTrue(responses.stream().anyMatch(r -> r.tag() == 1 && r.status() == ScsiStatus.GOOD), responses.toString());
             assertEquals(List.of(login, line), log.lines(NOT_DEBUG));
-            assertEquals(1, statistics.taskManagementRequests());
+            assertEquals(1, statistics.count(TargetStatistics.Count.TASK_MANAGEMENT));
         }
     }
 }
