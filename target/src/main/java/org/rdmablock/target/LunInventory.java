@@ -19,8 +19,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The target's logical units and who sees which: opens each LUN's backend, wraps it in the SCSI engine's
@@ -33,7 +33,7 @@ import java.util.logging.Logger;
  * the commands in flight); the tables it hands out are read by the pipeline without locks (they copy on write).
  */
 public final class LunInventory implements AutoCloseable {
-    private static final Logger LOG = Logger.getLogger(LunInventory.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LunInventory.class);
 
     /** Opens a LUN's backend; a backend that is also {@link AutoCloseable} is closed when its LUN goes. */
     @FunctionalInterface
@@ -182,11 +182,11 @@ public final class LunInventory implements AutoCloseable {
             try {
                 quiet = quiesce.getAsBoolean();
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "reload: waiting for the commands in flight failed", e);
+                LOG.warn("reload: waiting for the commands in flight failed", e);
                 quiet = false;
             }
             if (!quiet) {
-                LOG.warning("reload: commands may still be executing on LUNs " + numbers(going) + "; closing them anyway");
+                LOG.warn("reload: commands may still be executing on LUNs {}; closing them anyway", numbers(going));
                 unquiet = "; closed with commands possibly still in flight";
             }
         }
@@ -199,7 +199,7 @@ public final class LunInventory implements AutoCloseable {
                 incoming.put(lun.number(), open(lun));
                 reopened++;
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "reload: LUN " + lun.number() + " could not be reopened and is left out", e);
+                LOG.warn("reload: LUN {} could not be reopened and is left out", lun.number(), e);
                 failed.add(e.getMessage()); // names the LUN
                 leftOut.add(lun.number());
             }
@@ -238,9 +238,14 @@ public final class LunInventory implements AutoCloseable {
             try {
                 closeable.close();
             } catch (Exception e) {
-                LOG.log(Level.WARNING, "closing LUN " + lun.config().number(), e);
+                LOG.warn("closing LUN {}", lun.config().number(), e);
             }
         }
+    }
+
+    /** The numbers of the LUNs served now. */
+    public synchronized List<Integer> numbers() {
+        return List.copyOf(luns.keySet());
     }
 
     /** Lines for the start-up banner, one per LUN. */

@@ -5,28 +5,36 @@ import org.rdmablock.target.config.ConfigChange;
 import org.rdmablock.target.config.ConfigException;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TargetConfigReader;
+import org.rdmablock.target.metrics.PrometheusEndpoint;
+import org.rdmablock.target.metrics.SummaryLine;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.srp.SrpTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The target daemon's entry point: reads the configuration (a file, or the embedded default), opens the LUNs, starts
  * the SRP target and runs until SIGTERM or Ctrl-C, which log every initiator out and close the LUNs. SIGHUP re-reads
- * the file and applies its LUN and access-list changes without dropping sessions.
+ * the file and applies its LUN and access-list changes without dropping sessions. With a [metrics] address it serves
+ * the Prometheus endpoint, and it logs a summary line every [metrics] summary_interval.
+ *
+ * <p>Logging goes through SLF4J; run as a program ({@link #main}), java.util.logging is routed there too, so that the
+ * verbs providers' lines land in the same log (Logback's, with the daemon's class path).
  */
 @Command(name = "rdmablock target", mixinStandardHelpOptions = true,
         description = "Serves LUNs to SRP initiators over RDMA (the soft provider on hosts without an RDMA NIC).")
 public final class TargetMain implements Callable<Integer> {
-    private static final Logger LOG = Logger.getLogger(TargetMain.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TargetMain.class);
     /** Exit status of a configuration error (picocli uses 2 for usage errors too). */
     static final int EXIT_CONFIG = 2;
     /** Exit status when the target cannot start (a LUN cannot be opened, the port is taken). */
@@ -45,6 +53,12 @@ public final class TargetMain implements Callable<Integer> {
     private final PrintStream err;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile Runnable stopper = () -> { };
+    /**
+     * Whether SIGTERM and SIGINT stop the daemon as {@link #stop()} does, so that it exits 0 (the JVM's own handling
+     * would exit 143 or 130, which systemd reads as a failure): set by {@link #main} only, since a handler outlives the
+     * daemon and would leave an embedding JVM deaf to SIGTERM.
+     */
+    private boolean stopsOnSignals;
 
     public TargetMain() {
         this(System.out, System.err);
@@ -57,8 +71,11 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     public static void main(final String[] args) {
+        JavaLoggingBridge.install();
         final String[] rest = args.length > 0 && args[0].equals("target") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
-        System.exit(new CommandLine(new TargetMain()).execute(rest));
+        final TargetMain daemon = new TargetMain();
+        daemon.stopsOnSignals = true;
+        System.exit(new CommandLine(daemon).execute(rest));
     }
 
     @Override
@@ -81,20 +98,41 @@ public final class TargetMain implements Callable<Integer> {
             err.println("cannot open the LUNs of " + cfg.source() + ": " + e.getMessage());
             return EXIT_START;
         }
+        final TargetStatistics statistics = new TargetStatistics();
+        statistics.lunsServed(inventory.numbers());
+        final PrometheusEndpoint endpoint;
+        try {
+            endpoint = cfg.metrics().served()
+                    ? PrometheusEndpoint.start(cfg.metrics().host(), cfg.metrics().port(), statistics) : null;
+        } catch (IOException | RuntimeException e) {
+            inventory.close();
+            err.println("cannot serve the metrics on " + cfg.metrics().host() + ":" + cfg.metrics().port() + ": " + e);
+            return EXIT_START;
+        }
         final SrpTarget target;
         try {
-            target = SrpTarget.start(cfg, inventory::unitsFor);
+            target = SrpTarget.start(cfg, inventory::unitsFor, statistics);
         } catch (RuntimeException e) {
+            if (endpoint != null) {
+                endpoint.close();
+            }
             inventory.close();
             err.println("cannot start the target on " + cfg.listen().provider() + " " + cfg.listen().address() + ":"
                     + cfg.listen().port() + ": " + e.getMessage());
             return EXIT_START;
         }
-        final Thread hook = new Thread(() -> stop(target, inventory), "rdmablock-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        stopper = () -> stop(target, inventory);
-        installReload(cfg, inventory, target);
-        banner(cfg, inventory, target);
+        final SummaryLine summary = cfg.metrics().summaryInterval().isZero() ? null
+                : SummaryLine.logEvery(cfg.metrics().summaryInterval(), statistics);
+        final Runnable stopAll = () -> stop(target, inventory, summary, endpoint);
+        Runtime.getRuntime().addShutdownHook(new Thread(stopAll, "rdmablock-shutdown"));
+        stopper = stopAll;
+        installReload(cfg, inventory, target, statistics);
+        if (stopsOnSignals) {
+            for (final String name : new String[]{"TERM", "INT"}) {
+                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stopAll.run());
+            }
+        }
+        banner(cfg, inventory, target, endpoint);
         stopped.await();
         return 0;
     }
@@ -104,28 +142,39 @@ public final class TargetMain implements Callable<Integer> {
         stopper.run();
     }
 
-    private synchronized void stop(final SrpTarget target, final LunInventory inventory) {
+    private synchronized void stop(final SrpTarget target, final LunInventory inventory, final SummaryLine summary,
+                                   final PrometheusEndpoint endpoint) {
         if (stopped.getCount() == 0) {
             return;
         }
-        // printed, not logged: the JDK resets its log handlers in a shutdown hook of its own
+        // printed, not logged: a logging system may be shutting down in a shutdown hook of its own
         out.println("rdmablock target: stopping (logging initiators out, closing the LUNs)");
         try {
+            if (summary != null) {
+                summary.close();
+            }
             target.close();
         } finally {
             inventory.close();
+            if (endpoint != null) {
+                endpoint.close();
+            }
             out.println("rdmablock target: stopped");
             stopped.countDown();
         }
     }
 
-    private void banner(final TargetConfig cfg, final LunInventory inventory, final SrpTarget target) {
+    private void banner(final TargetConfig cfg, final LunInventory inventory, final SrpTarget target,
+                        final PrometheusEndpoint endpoint) {
         final var address = target.localAddress();
         out.printf("rdmablock target: %s provider, listening on %s:%d (config: %s)%n", target.providerName(),
                 address.getAddress().getHostAddress(), address.getPort(), cfg.source());
         out.printf("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
                 cfg.identity().iocGuid());
         inventory.describe().forEach(line -> out.println("  " + line));
+        if (endpoint != null) {
+            out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
+        }
         out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
                         + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",
                 cfg.identity().idExt(), cfg.identity().iocGuid(), address.getAddress().getHostAddress(), address.getPort(),
@@ -134,7 +183,8 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     /** SIGHUP: re-read the file; apply LUN and access-list changes, refuse changes that need a restart. */
-    private void installReload(final TargetConfig initial, final LunInventory inventory, final SrpTarget target) {
+    private void installReload(final TargetConfig initial, final LunInventory inventory, final SrpTarget target,
+                               final TargetStatistics statistics) {
         if (config == null) {
             return; // the embedded default has nothing to re-read
         }
@@ -143,10 +193,11 @@ public final class TargetMain implements Callable<Integer> {
             sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
                 synchronized (running) {
                     running[0] = reload(running[0], inventory, target);
+                    statistics.lunsServed(inventory.numbers());
                 }
             });
         } catch (IllegalArgumentException e) {
-            LOG.warning("SIGHUP reload unavailable on this platform: " + e.getMessage());
+            LOG.warn("SIGHUP reload unavailable on this platform: {}", e.getMessage());
         }
     }
 
@@ -163,23 +214,22 @@ public final class TargetMain implements Callable<Integer> {
             final TargetConfig reread = TargetConfigReader.read(config);
             final ConfigChange change = ConfigChange.between(running, reread);
             if (change.needsRestart()) {
-                LOG.warning("reload of " + config + " refused: " + change.restartMessage());
+                LOG.warn("reload of {} refused: {}", config, change.restartMessage());
                 return running;
             }
             if (change.isEmpty() && inventory.serves(reread.luns())) {
-                LOG.info("reload of " + config + ": nothing changed");
+                LOG.info("reload of {}: nothing changed", config);
                 return running;
             }
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
-            LOG.info("reload of " + config + ": " + change.summary() + "; "
-                    + inventory.reload(reread.luns(), target::lunInventoryChanged,
-                            () -> target.awaitCommandsInFlight(RELOAD_QUIESCE)));
+            LOG.info("reload of {}: {}; {}", config, change.summary(), inventory.reload(reread.luns(),
+                    target::lunInventoryChanged, () -> target.awaitCommandsInFlight(RELOAD_QUIESCE)));
             return reread;
         } catch (ConfigException e) {
-            LOG.warning("reload refused, the running configuration stays: " + e.getMessage());
+            LOG.warn("reload of {} refused, the running configuration stays: {}", config, e.getMessage());
             return running;
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "reload failed, the running configuration stays", e);
+            LOG.warn("reload of {} failed, the running configuration stays", config, e);
             return running;
         }
     }

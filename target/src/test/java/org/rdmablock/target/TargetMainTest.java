@@ -2,17 +2,25 @@ package org.rdmablock.target;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmablock.target.metrics.SummaryLine;
 import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,19 +76,66 @@ class TargetMainTest {
     }
 
     @Test
+    void servesItsMetricsAndLogsASummaryLine() throws Exception {
+        try (LogCapture log = new LogCapture(SummaryLine.class)) {
+            final Daemon daemon = start("""
+                    [metrics]
+                    address = "127.0.0.1:0"
+                    summary_interval = "1s"
+                    [[lun]]
+                    number = 0
+                    backend = "memory"
+                    size = "1MiB"
+                    """);
+            final Matcher url = Pattern.compile("metrics: (http://127\\.0\\.0\\.1:\\d+/metrics)").matcher(daemon.banner());
+            assertTrue(url.find(), daemon.banner() + daemon.errors());
+            try (HttpClient client = HttpClient.newHttpClient()) {
+                final String body = client.send(HttpRequest.newBuilder(URI.create(url.group(1))).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                assertTrue(body.contains("rdmablock_lun_read_commands_total{lun=\"0\"} 0"), body);
+                assertTrue(body.contains("rdmablock_target_sessions 0"), body);
+            }
+            final String line = log.await(l -> l.startsWith("INFO last "), Duration.ofSeconds(10));
+            assertTrue(line.contains("IOPS (0 commands: 0 read, 0 write, 0 other)"), line);
+            daemon.main().stop();
+            assertEquals(0, daemon.exit().get(20, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void servesAFileLunAndStopsCleanly() throws Exception {
-        final int port = freePort();
-        final Path config = dir.resolve("target.toml");
-        Files.writeString(config, """
-                [listen]
-                port = %d
-                [channel]
-                max_channels = 4
+        final Daemon daemon = start("""
                 [[lun]]
                 number = 0
                 path = "lun0.img"
                 size = "8MiB"
-                """.formatted(port));
+                """);
+        final String banner = daemon.banner();
+        assertTrue(banner.contains("listening on 127.0.0.1:" + daemon.port()), banner + daemon.errors());
+        assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
+        assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
+        assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
+        daemon.main().stop();
+        assertEquals(0, daemon.exit().get(20, TimeUnit.SECONDS));
+    }
+
+    /** A daemon started in this JVM on a config file, with what it printed. */
+    private record Daemon(TargetMain main, CompletableFuture<Integer> exit, int port, ByteArrayOutputStream out,
+                          ByteArrayOutputStream err) {
+        String banner() {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+
+        String errors() {
+            return err.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Starts the daemon on {@code tables} behind a [listen] port of its own and 4 channels; waits for its banner. */
+    private Daemon start(final String tables) throws Exception {
+        final int port = freePort();
+        final Path config = dir.resolve("target.toml");
+        Files.writeString(config, "[listen]\nport = %d\n[channel]\nmax_channels = 4\n".formatted(port) + tables);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
@@ -89,12 +144,6 @@ class TargetMainTest {
         while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && !exit.isDone() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        final String banner = out.toString(StandardCharsets.UTF_8);
-        assertTrue(banner.contains("listening on 127.0.0.1:" + port), banner + err);
-        assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
-        assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
-        assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
-        main.stop();
-        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
+        return new Daemon(main, exit, port, out, err);
     }
 }

@@ -16,7 +16,7 @@ import org.rdmablock.target.config.LunConfig;
  * {@link #close()} on the thread that shuts the LUN down.
  */
 abstract class AbstractLunBackend implements LunBackend {
-    private static final System.Logger LOG = System.getLogger(AbstractLunBackend.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(AbstractLunBackend.class);
     final int lun;
     /** The file or directory; null for memory and null LUNs. */
     final Path path;
@@ -108,7 +108,7 @@ abstract class AbstractLunBackend implements LunBackend {
     private void logUnexpected(String operation, RuntimeException e) {
         if (e.getClass() != lastLoggedFailure) {
             lastLoggedFailure = e.getClass();
-            LOG.log(System.Logger.Level.WARNING, logName() + ": " + operation + " failed", e);
+            LOG.warn("{}: {} failed", logName(), operation, e);
         }
     }
 

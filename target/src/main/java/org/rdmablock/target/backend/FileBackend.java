@@ -35,7 +35,7 @@ public final class FileBackend extends AbstractLunBackend {
     public static final int DIRECT_IO_ALIGNMENT = 4096;
     /** Permissions of a file the backend creates: the owner's only, as a LUN holds someone's data. */
     static final int CREATE_MODE = 0600;
-    private static final System.Logger LOG = System.getLogger(FileBackend.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileBackend.class);
 
     private final boolean directIo;
     /** Reads, unmaps, fdatasync, and writes that need not be durable at once. */
@@ -179,7 +179,7 @@ public final class FileBackend extends AbstractLunBackend {
                 return failed("fallocate(PUNCH_HOLE)", -result);
             }
             punchUnsupported = true;
-            LOG.log(System.Logger.Level.INFO, logName() + ": the file system cannot punch holes; UNMAP writes zeroes");
+            LOG.info("{}: the file system cannot punch holes; UNMAP writes zeroes", logName());
         }
         // fd is O_DSYNC in write-through, so these are durable when written
         for (long done = 0; done < length; ) {
@@ -208,7 +208,7 @@ public final class FileBackend extends AbstractLunBackend {
     private BackendStatus failed(String call, int errno) {
         if (errno != lastLoggedErrno) {
             lastLoggedErrno = errno;
-            LOG.log(System.Logger.Level.WARNING, logName() + ": " + call + " failed: " + LibC.describe(errno));
+            LOG.warn("{}: {} failed: {}", logName(), call, LibC.describe(errno));
         }
         return switch (errno) {
             case LibC.ENOSPC, LibC.EDQUOT -> BackendStatus.NO_SPACE;
@@ -228,7 +228,7 @@ public final class FileBackend extends AbstractLunBackend {
     private void closeDescriptor(int descriptor) {
         int result = LibC.close(descriptor);
         if (result < 0) {
-            LOG.log(System.Logger.Level.WARNING, logName() + ": close failed: " + LibC.describe(-result));
+            LOG.warn("{}: close failed: {}", logName(), LibC.describe(-result));
         }
     }
 

@@ -63,7 +63,7 @@ public final class RocksDbBackend extends AbstractLunBackend {
     /** Where the LUN number and group size the database was created with are kept; sorts apart from every block key. */
     private static final byte[] LAYOUT_KEY = "rdmablock:layout".getBytes(StandardCharsets.US_ASCII);
     private static final int LAYOUT_BYTES = 8;
-    private static final System.Logger LOG = System.getLogger(RocksDbBackend.class.getName());
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RocksDbBackend.class);
 
     private final RocksDB db;
     private final Options options;
@@ -385,7 +385,7 @@ public final class RocksDbBackend extends AbstractLunBackend {
         String message = e.getMessage();
         if (!message.equals(lastLoggedError)) {
             lastLoggedError = message;
-            LOG.log(System.Logger.Level.WARNING, logName() + ": " + call + " failed: " + message);
+            LOG.warn("{}: {} failed: {}", logName(), call, message);
         }
         Status status = e.getStatus();
         if (status == null) {

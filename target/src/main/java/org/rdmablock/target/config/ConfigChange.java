@@ -11,15 +11,17 @@ import java.util.stream.Collectors;
 
 /**
  * What a config reread on SIGHUP changes against the running one. LUNs (added, removed, changed) and timeouts can
- * be applied while the daemon runs; listen, target, channel and pipeline are fixed once it listens (sockets,
- * identity, negotiated limits, queue sizes), so a change there refuses the whole reload until a restart.
+ * be applied while the daemon runs; listen, target, channel, pipeline and metrics are fixed once it listens (sockets,
+ * identity, negotiated limits, queue sizes, the metrics endpoint), so a change there refuses the whole reload until a
+ * restart.
  *
  * @param added         LUNs the reread config has and the running one lacks, by number
  * @param removed       LUNs the running config has and the reread one lacks, by number
  * @param changed       LUNs in both whose settings differ, by number
  * @param timeoutsChanged whether [timeouts] differs
  * @param restartNeeded the sections that differ and cannot be applied without a restart: {@code listen},
- *                      {@code target}, {@code channel}, {@code pipeline}; empty when the reload can be applied
+ *                      {@code target}, {@code channel}, {@code pipeline}, {@code metrics}; empty when the reload can
+ *                      be applied
  */
 public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<LunChange> changed,
                            boolean timeoutsChanged, List<String> restartNeeded) {
@@ -51,6 +53,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
         restartUnless(running.identity().equals(reread.identity()), "target", restartNeeded);
         restartUnless(running.channel().equals(reread.channel()), "channel", restartNeeded);
         restartUnless(running.pipeline().equals(reread.pipeline()), "pipeline", restartNeeded);
+        restartUnless(running.metrics().equals(reread.metrics()), "metrics", restartNeeded);
         return new ConfigChange(added, removed, changed, !running.timeouts().equals(reread.timeouts()),
                 restartNeeded);
     }

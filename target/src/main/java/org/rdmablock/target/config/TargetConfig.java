@@ -15,9 +15,10 @@ import java.util.Objects;
  * @param pipeline the command pipeline's sizes and modes
  * @param timeouts when idle channels and stuck commands are given up
  * @param luns     the logical units, sorted by number, numbers unique
+ * @param metrics  the Prometheus endpoint and the summary line
  */
 public record TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
-                           PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns) {
+                           PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics) {
     public TargetConfig {
         Objects.requireNonNull(source);
         Objects.requireNonNull(listen);
@@ -25,7 +26,14 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
         Objects.requireNonNull(channel);
         Objects.requireNonNull(pipeline);
         Objects.requireNonNull(timeouts);
+        Objects.requireNonNull(metrics);
         luns = List.copyOf(luns);
+    }
+
+    /** A configuration with the default [metrics]: no endpoint (embedded targets, tests). */
+    public TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
+                        PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns) {
+        this(source, listen, identity, channel, pipeline, timeouts, luns, MetricsConfig.DEFAULT);
     }
 
     /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */

@@ -70,6 +70,7 @@ public final class TargetConfigReader {
                 "immediate_data_size", "max_channels"));
         KEYS.put("pipeline", List.of("cq_size", "ring_size", "backend_threads", "receive_queue", "completions"));
         KEYS.put("timeouts", List.of("idle", "command"));
+        KEYS.put("metrics", List.of("address", "summary_interval"));
         KEYS.put("lun", List.of("number", "backend", "path", "size", "block_size", "read_only", "write_cache",
                 "direct_io", "block_cache", "allowed_initiators"));
     }
@@ -89,6 +90,10 @@ public final class TargetConfigReader {
     private static final Pattern HEX_ID = Pattern.compile("(?:0[xX])?([0-9a-fA-F]{16})");
     private static final String SIZE_FORMS = "bytes, or a string such as \"64MiB\" (B, KiB, MiB, GiB, TiB)";
     private static final String DURATION_FORMS = "a string such as \"250ms\", \"30s\", \"5m\", \"1h\"; \"0\": never";
+    /** A metrics endpoint: host:port (a name or IPv4 address) or [IPv6]:port. */
+    private static final Pattern ENDPOINT = Pattern.compile("(?:\\[([0-9A-Fa-f:.]+)]|([^\\s:\\[\\]]+)):(\\d{1,5})");
+    private static final String ENDPOINT_FORMS = "\"\" (no endpoint), or \"host:port\" such as \"127.0.0.1:9464\","
+            + " \"[::1]:9464\"; port 0 takes any free one";
     private static final String HEX_ID_FORM = "a string of 16 hex digits, e.g. \"0x0272000000000001\"";
     private static final int RENDERED_VALUE_LIMIT = 60;
 
@@ -230,10 +235,11 @@ public final class TargetConfigReader {
         PipelineConfig pipeline = pipeline(table(root, "pipeline"), channel);
         TimeoutConfig timeouts = timeouts(table(root, "timeouts"));
         List<LunConfig> luns = luns(root);
+        MetricsConfig metrics = metrics(table(root, "metrics"));
         if (!problems.isEmpty()) {
             return null;
         }
-        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns);
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics);
     }
 
     private ListenConfig listen(Table t) {
@@ -315,6 +321,40 @@ public final class TargetConfigReader {
         Duration idle = duration(t, "idle", TimeoutConfig.DEFAULT_IDLE);
         Duration command = duration(t, "command", TimeoutConfig.DEFAULT_COMMAND);
         return valid(idle, command) ? new TimeoutConfig(idle, command) : null;
+    }
+
+    private MetricsConfig metrics(Table t) {
+        HostAndPort endpoint = value(t, "address", HostAndPort.NONE, ENDPOINT_FORMS, TargetConfigReader::endpoint);
+        Duration summary = value(t, "summary_interval", MetricsConfig.DEFAULT_SUMMARY_INTERVAL,
+                "\"0\" (never) or at least \"" + MetricsConfig.MIN_SUMMARY_INTERVAL.toSeconds() + "s\"; " + DURATION_FORMS,
+                n -> {
+                    Duration d = durationOf(n);
+                    return d != null && (d.isZero() || d.compareTo(MetricsConfig.MIN_SUMMARY_INTERVAL) >= 0) ? d : null;
+                });
+        return valid(endpoint, summary) ? new MetricsConfig(endpoint.host(), endpoint.port(), summary) : null;
+    }
+
+    /** A metrics endpoint as written: host and port, or {@link #NONE} for the empty string. */
+    private record HostAndPort(String host, int port) {
+        static final HostAndPort NONE = new HostAndPort(null, 0);
+    }
+
+    /** "host:port" or "[v6]:port", port 0..65535; "" is no endpoint; null when it is neither. */
+    private static HostAndPort endpoint(JsonNode n) {
+        if (!n.isTextual()) {
+            return null;
+        }
+        String text = n.asText().strip();
+        if (text.isEmpty()) {
+            return HostAndPort.NONE;
+        }
+        Matcher m = ENDPOINT.matcher(text);
+        if (!m.matches()) {
+            return null;
+        }
+        String host = m.group(1) != null ? m.group(1) : m.group(2);
+        int port = Integer.parseInt(m.group(3));
+        return port <= 65535 ? new HostAndPort(host, port) : null;
     }
 
     private List<LunConfig> luns(ObjectNode root) {
@@ -526,16 +566,19 @@ public final class TargetConfigReader {
     }
 
     private Duration duration(Table t, String key, Duration absent) {
-        return value(t, key, absent, DURATION_FORMS, n -> {
-            if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() == 0) {
-                return Duration.ZERO;       // 0 needs no unit; any other number does
-            }
-            try {
-                return n.isTextual() ? parseDuration(n.asText()) : null;
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
-        });
+        return value(t, key, absent, DURATION_FORMS, TargetConfigReader::durationOf);
+    }
+
+    /** A duration value: 0, or a string {@link #parseDuration} takes; null when it is neither. */
+    private static Duration durationOf(JsonNode n) {
+        if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() == 0) {
+            return Duration.ZERO;       // 0 needs no unit; any other number does
+        }
+        try {
+            return n.isTextual() ? parseDuration(n.asText()) : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private static Long hexId(JsonNode n) {

@@ -7,6 +7,7 @@ import com.lmax.disruptor.SleepingWaitStrategy;
 import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
+import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.srp.SrpCommand;
@@ -16,6 +17,9 @@ import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.target.metrics.IoStats;
+import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.metrics.TargetStatistics.Count;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ProtectionDomain;
@@ -26,8 +30,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The target's data path, in one file: completions from the {@link CompletionPoller} enter a Disruptor ring; the
@@ -46,12 +50,15 @@ import java.util.logging.Logger;
  *  CQ ─► RESPONSE event ─► intake: slot, buffer run and credit back
  * </pre>
  *
+ * <p>The intake stage also records each command into its LUN's and its session's statistics ({@link TargetStatistics}):
+ * it sees every command arrive and every response's send complete, so it alone writes them, without locks.
+ *
  * <p>Nothing here allocates per command: events, slots, work requests and buffers are made up front. The poller
  * is the ring's only producer (single-producer sequencer, no lock or CAS); a failed post, which produces no
  * completion, goes back to the intake stage through a side queue that the poller's idle tick drains.
  */
 final class CommandPipeline implements AutoCloseable {
-    private static final Logger LOG = Logger.getLogger(CommandPipeline.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(CommandPipeline.class);
     /**
      * Data buffers are handed out in runs of chunks of this size: a 4 KiB command takes 4 KiB (64 MiB holds 16384 of
      * them), and every run starts on a 4096-byte boundary of the region, as O_DIRECT backends need.
@@ -103,11 +110,15 @@ final class CommandPipeline implements AutoCloseable {
     private final Intake intake;
     /** Commands answered, for statistics and tests. */
     final AtomicLong commandsCompleted = new AtomicLong();
+    /** What the intake stage records each command into. */
+    private final TargetStatistics statistics;
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
                     final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout,
                     final java.time.Duration commandTimeout,
-                    final ReceiveBuffers sharedReceives, final boolean sleepWhenIdle) {
+                    final ReceiveBuffers sharedReceives, final TargetStatistics statistics,
+                    final boolean sleepWhenIdle) {
+        this.statistics = java.util.Objects.requireNonNull(statistics);
         this.sharedReceives = sharedReceives;
         this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
@@ -183,7 +194,7 @@ final class CommandPipeline implements AutoCloseable {
     /** A response or READ post was refused (its QP is gone or in error): no completion will free the slot. */
     void postFailed(final CommandSlot slot, final RuntimeException cause) {
         if (cause != null) {
-            LOG.log(Level.WARNING, "post refused on " + slot.channel + ": " + cause.getMessage());
+            LOG.warn("post refused on {}: {}", slot.channel, cause.getMessage());
         }
         failedPosts.add(slot);
     }
@@ -237,7 +248,7 @@ final class CommandPipeline implements AutoCloseable {
         try {
             disruptor.shutdown(CLOSE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         } catch (com.lmax.disruptor.TimeoutException e) {
-            LOG.warning("pipeline stages still busy after " + CLOSE_TIMEOUT_SECONDS + " s; halting them");
+            LOG.warn("pipeline stages still busy after {} s; halting them", CLOSE_TIMEOUT_SECONDS);
             disruptor.halt();
         }
         responseRegion.close();
@@ -265,10 +276,11 @@ final class CommandPipeline implements AutoCloseable {
         private final int[] freeSlots;
         private int freeCount;
         final DataBufferPool buffers;
-        /** IUs that arrived when no slot or buffer run was free, FIFO: channel id, receive index, length. */
+        /** IUs that arrived when no slot or buffer run was free, FIFO: channel id, receive index, length, arrival. */
         private final int[] waitingChannel;
         private final int[] waitingIndex;
         private final int[] waitingLength;
+        private final long[] waitingArrived;
         private int waitingHead;
         private int waitingCount;
 
@@ -284,6 +296,7 @@ final class CommandPipeline implements AutoCloseable {
             this.waitingChannel = new int[Math.min(capacity, 1 << 20)];
             this.waitingIndex = new int[waitingChannel.length];
             this.waitingLength = new int[waitingChannel.length];
+            this.waitingArrived = new long[waitingChannel.length];
         }
 
         @Override
@@ -295,7 +308,7 @@ final class CommandPipeline implements AutoCloseable {
                 case WorkRequestIds.DATA_IN -> dataInRoundWritten(slots[event.index], event);
                 case WorkRequestIds.RESPONSE -> responseSent(slots[event.index], event);
                 case TICK -> housekeeping(event);
-                default -> LOG.warning("unknown pipeline event kind " + event.kind);
+                default -> LOG.warn("unknown pipeline event kind {}", event.kind);
             }
         }
 
@@ -317,18 +330,36 @@ final class CommandPipeline implements AutoCloseable {
                 channel.postedReceives--;
             }
             if (event.status != 0) {
-                channel.closing = true; // flushed: the connection is going
+                ended(channel, "a receive", event.status); // flushed: the connection is going
                 releaseIfDrained(channel);
                 return;
             }
-            channel.lastActivityNanos = System.nanoTime();
-            if (waitingCount > 0 || !process(channel, event.index, event.byteLength, event)) {
-                enqueueWaiting(channel.id, event.index, event.byteLength);
+            final long now = System.nanoTime();
+            channel.lastActivityNanos = now;
+            if (waitingCount > 0 || !process(channel, event.index, event.byteLength, event, now)) {
+                enqueueWaiting(channel.id, event.index, event.byteLength, now);
             }
         }
 
-        /** Handles one IU; false when it must wait for a slot or a data buffer run (nothing was consumed). */
-        private boolean process(final SrpChannel channel, final int receiveIndex, final int length, final PipelineEvent event) {
+        /**
+         * The channel is ending (closing from now on); when neither side logged it out, it is lost: one warning, counted.
+         * {@code what} failed with completion status {@code status}, or (status 0) is what happened.
+         */
+        private void ended(final SrpChannel channel, final String what, final int status) {
+            if (!channel.closing && !channel.loggingOut) {
+                statistics.add(Count.LOST_CHANNELS, 1);
+                LOG.warn("{} lost: {}{}, without a logout; {} command(s) in flight", channel, what,
+                        status == 0 ? "" : " completed with " + org.rdmablock.verbs.WcStatus.of(status), channel.outstandingCommands);
+            }
+            channel.closing = true;
+        }
+
+        /**
+         * Handles one IU that arrived at {@code arrivedNanos}; false when it must wait for a slot or a data buffer run
+         * (nothing was consumed).
+         */
+        private boolean process(final SrpChannel channel, final int receiveIndex, final int length, final PipelineEvent event,
+                                final long arrivedNanos) {
             final MemorySegment region = channel.receiveSegment();
             final long at = channel.receives.offset(receiveIndex);
             decoder.immediateDataOffset(channel.immediateDataOffset);
@@ -338,7 +369,7 @@ final class CommandPipeline implements AutoCloseable {
                     : length >= TAG_END ? Byte.toUnsignedInt(region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at)) : -1;
             switch (opcode) {
                 case SrpOpcode.CMD -> {
-                    return command(channel, receiveIndex, error, event);
+                    return command(channel, receiveIndex, error, event, arrivedNanos);
                 }
                 case SrpOpcode.TSK_MGMT -> {
                     if (freeCount == 0) {
@@ -347,6 +378,7 @@ final class CommandPipeline implements AutoCloseable {
                     final long tag = rawTag(region, at); // the decoder hands out no flyweight for an invalid IU
                     final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
                             : taskManagement(channel, decoder.taskManagement());
+                    statistics.add(Count.TASK_MANAGEMENT, 1);
                     channel.repostReceive(receiveIndex);
                     channel.outstandingCommands++;
                     channel.creditsInUse.incrementAndGet();
@@ -354,7 +386,7 @@ final class CommandPipeline implements AutoCloseable {
                     return true;
                 }
                 case SrpOpcode.I_LOGOUT -> {
-                    LOG.info(channel + " logged out");
+                    LOG.info("{} logged out: SRP_I_LOGOUT; {} command(s) in flight", channel, channel.outstandingCommands);
                     channel.closing = true;
                     channel.disconnect();
                     return true;
@@ -368,8 +400,7 @@ final class CommandPipeline implements AutoCloseable {
                     if (freeCount == 0) {
                         return false;
                     }
-                    LOG.warning(channel + " sent an IU the target does not take (opcode " + opcode + ", " + error
-                            + "); logging it out");
+                    LOG.warn("{} sent an IU the target does not take (opcode {}, {}); logging it out", channel, opcode, error);
                     channel.outstandingCommands++;
                     channel.loggingOut = true;
                     takeSlot().sendTargetLogout(channel, SrpTargetLogout.REASON_INVALID_IU_TYPE);
@@ -379,7 +410,7 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private boolean command(final SrpChannel channel, final int receiveIndex, final SrpDecodeError error,
-                                final PipelineEvent event) {
+                                final PipelineEvent event, final long arrivedNanos) {
             if (freeCount == 0) {
                 return false;
             }
@@ -393,7 +424,8 @@ final class CommandPipeline implements AutoCloseable {
                 slot.firstChunk = -1;
                 channel.repostReceive(receiveIndex);
                 channel.outstandingCommands++;
-                channel.creditsInUse.incrementAndGet();
+                track(slot, channel, IoStats.OTHER, null, arrivedNanos);
+                takeCredit(channel);
                 slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
                 return true;
             }
@@ -419,8 +451,11 @@ final class CommandPipeline implements AutoCloseable {
             }
             takeSlot();
             channel.outstandingCommands++;
-            if (channel.creditsInUse.incrementAndGet() > channel.credits) {
+            track(slot, channel, IoStats.kindOf(iu.cdbByte(0)), statistics.lun(LunAddress.decode(iu.lun())), arrivedNanos);
+            if (!takeCredit(channel)) {
                 // beyond the credit window: answered, never dropped (the spare receives make this possible)
+                channel.session.answeredBusy();
+                statistics.add(Count.BUSY, 1);
                 slot.firstChunk = -1;
                 releaseRun(first, count);
                 channel.repostReceive(receiveIndex);
@@ -456,6 +491,49 @@ final class CommandPipeline implements AutoCloseable {
             }
             descriptorsKnown(slot, event);
             return true;
+        }
+
+        /**
+         * A command takes a credit of its channel: false when it came beyond the channel's credits. One that takes the
+         * last is counted: the initiator can send no more on the channel until a response returns one.
+         */
+        private boolean takeCredit(final SrpChannel channel) {
+            final int inUse = channel.creditsInUse.incrementAndGet();
+            if (inUse == channel.credits) {
+                channel.session.creditsExhausted();
+                statistics.add(Count.CREDITS_EXHAUSTED, 1);
+            }
+            return inUse <= channel.credits;
+        }
+
+        /** Records a command that took {@code slot}: one more in its LUN's (null: not served) and session's hands. */
+        private void track(final CommandSlot slot, final SrpChannel channel, final int kind, final IoStats lun,
+                           final long arrivedNanos) {
+            slot.tracked = true;
+            slot.kind = kind;
+            slot.lunStats = lun;
+            slot.arrivedNanos = arrivedNanos;
+            channel.session.io.commandArrived();
+            if (lun != null) {
+                lun.commandArrived();
+            }
+        }
+
+        /** A tracked command's response went: its kind, status, bytes and latency into its LUN's and session's figures. */
+        private void answered(final CommandSlot slot) {
+            // a timed-out slot's backend call may still be running and writing the command: its answer was the timeout's
+            final int status = slot.phase == CommandSlot.TIMED_OUT ? ScsiStatus.CHECK_CONDITION : slot.command.status();
+            final boolean good = status == ScsiStatus.GOOD;
+            final long bytes = !good ? 0 : slot.kind == IoStats.READ ? slot.command.dataInLength()
+                    : slot.kind == IoStats.WRITE ? slot.dataOutLength : 0;
+            final long latency = System.nanoTime() - slot.arrivedNanos;
+            slot.channel.session.io.commandAnswered(slot.kind, good, bytes, latency);
+            if (slot.lunStats != null) {
+                slot.lunStats.commandAnswered(slot.kind, good, bytes, latency);
+            }
+            if (!good) {
+                statistics.add(Count.ERRORS, 1);
+            }
         }
 
         /**
@@ -512,7 +590,7 @@ final class CommandPipeline implements AutoCloseable {
         /** A round of data-in WRITEs went: the next round (with the response behind the last), or the slot back on error. */
         private void dataInRoundWritten(final CommandSlot slot, final PipelineEvent event) {
             if (event.status != 0) {
-                slot.channel.closing = true; // the connection is going: no response will follow
+                ended(slot.channel, "an RDMA WRITE of data-in", event.status); // no response will follow
                 release(slot, event);
                 return;
             }
@@ -530,7 +608,7 @@ final class CommandPipeline implements AutoCloseable {
                 return null;
             }
             if (event.status != 0) {
-                slot.channel.closing = true;
+                ended(slot.channel, "an RDMA READ", event.status);
                 slot.command.failWithoutExecuting(SenseCode.DATA_PHASE_ERROR);
                 return null;
             }
@@ -540,7 +618,9 @@ final class CommandPipeline implements AutoCloseable {
         private void responseSent(final CommandSlot slot, final PipelineEvent event) {
             commandsCompleted.incrementAndGet();
             if (event.status != 0) {
-                slot.channel.closing = true;
+                ended(slot.channel, "a response SEND", event.status);
+            } else if (slot.tracked) {
+                answered(slot);
             }
             if (slot.phase == CommandSlot.TIMED_OUT && !slot.releaseHold()) {
                 return; // answered by the timeout; its backend call has not returned yet and frees it when it does
@@ -550,6 +630,14 @@ final class CommandPipeline implements AutoCloseable {
 
         private void release(final CommandSlot slot, final PipelineEvent event) {
             final SrpChannel channel = slot.channel;
+            if (slot.tracked) {
+                slot.tracked = false;
+                channel.session.io.commandLeft();
+                if (slot.lunStats != null) {
+                    slot.lunStats.commandLeft();
+                    slot.lunStats = null;
+                }
+            }
             releaseRun(slot.firstChunk, slot.chunkCount);
             slot.firstChunk = -1;
             slot.inUse = false;
@@ -575,6 +663,7 @@ final class CommandPipeline implements AutoCloseable {
             slot.aborted = false;
             slot.phase = CommandSlot.IDLE;
             slot.disconnectAfter = false;
+            slot.tracked = false;
             // No residual from the slot's last command: one failed or refused before attachData offers nothing.
             slot.command.setExpectedLengths(0, 0);
             return slot;
@@ -601,10 +690,12 @@ final class CommandPipeline implements AutoCloseable {
             }
             final long lun = tm.lun();
             final long taskTag = tm.taskTag();
+            int aborted = 0;
             for (final CommandSlot slot : slots) {
                 if (slot.inUse && slot.phase != CommandSlot.TIMED_OUT && slot.lunField == lun && (slot.channel == channel || allInitiators)
-                        && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag()) {
+                        && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag() && !slot.aborted) {
                     slot.aborted = true;
+                    aborted++;
                 }
             }
             for (int i = 0; i < waitingCount; i++) {
@@ -621,16 +712,28 @@ final class CommandPipeline implements AutoCloseable {
                     waitingChannel[at] = CANCELLED;
                     waiter.repostReceive(waitingIndex[at]);
                     waiter.pendingCredits.incrementAndGet();
+                    aborted++;
                 }
             }
+            LOG.info("{}: {} on LUN {}{}: {} command(s) aborted (any already executing finish), FUNCTION COMPLETE", channel,
+                    taskManagementName(function), LunAddress.decode(lun), oneTask ? " for tag " + Long.toHexString(taskTag) : "", aborted);
             return SrpTaskManagement.RSP_COMPLETE;
+        }
+
+        private static String taskManagementName(final int function) {
+            return switch (function) {
+                case SrpTaskManagement.ABORT_TASK -> "ABORT TASK";
+                case SrpTaskManagement.ABORT_TASK_SET -> "ABORT TASK SET";
+                case SrpTaskManagement.CLEAR_TASK_SET -> "CLEAR TASK SET";
+                default -> "LUN RESET";
+            };
         }
 
         /** Every tick: slots whose post failed come back; channels idle too long, or all at shutdown, are logged out. */
         private void housekeeping(final PipelineEvent event) {
             SrpChannel ended;
             while ((ended = disconnected.poll()) != null) {
-                ended.closing = true;
+                ended(ended, "the initiator disconnected", 0);
                 releaseIfDrained(ended);
             }
             SrpChannel single;
@@ -664,7 +767,8 @@ final class CommandPipeline implements AutoCloseable {
                 final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands == 0
                         && now - channel.lastActivityNanos > idleTimeoutNanos;
                 if (shuttingDown || idle) {
-                    LOG.info(channel + (idle ? " idle too long" : "") + ": logging it out");
+                    LOG.info("{}: logging it out (SRP_T_LOGOUT, {})", channel,
+                            idle ? "idle longer than " + java.time.Duration.ofNanos(idleTimeoutNanos) : "the target is stopping");
                     channel.loggingOut = true;
                     channel.outstandingCommands++;
                     takeSlot().sendTargetLogout(channel, idle ? SrpTargetLogout.REASON_INACTIVE_CHANNEL : SrpTargetLogout.REASON_NONE);
@@ -688,19 +792,23 @@ final class CommandPipeline implements AutoCloseable {
                 }
             }
             if (answered > 0) {
-                LOG.warning(answered + " command(s) still in the backend after the command timeout of "
-                        + java.time.Duration.ofNanos(commandTimeoutNanos) + " answered ABORTED COMMAND, COMMAND TIMEOUT"
-                        + " DURING PROCESSING (e.g. tag " + example.tag + " on " + example.channel
-                        + "); their buffers stay taken until the backend returns");
+                statistics.add(Count.COMMAND_TIMEOUTS, answered);
+                LOG.warn("{} command(s) still in the backend after the command timeout of {} answered ABORTED COMMAND,"
+                                + " COMMAND TIMEOUT DURING PROCESSING (e.g. tag {} on {}); their buffers stay taken until the"
+                                + " backend returns", answered, java.time.Duration.ofNanos(commandTimeoutNanos), example.tag,
+                        example.channel);
             }
         }
 
-        private void enqueueWaiting(final int channel, final int index, final int length) {
+        private void enqueueWaiting(final int channel, final int index, final int length, final long arrivedNanos) {
             final int tail = (waitingHead + waitingCount) % waitingChannel.length;
             waitingChannel[tail] = channel;
             waitingIndex[tail] = index;
             waitingLength[tail] = length;
+            waitingArrived[tail] = arrivedNanos;
             waitingCount++;
+            statistics.add(Count.WAITED_IUS, 1);
+            statistics.set(Count.WAITING_IUS, waitingCount);
         }
 
         /** Processes waiting IUs in arrival order until one has to wait again. */
@@ -710,25 +818,28 @@ final class CommandPipeline implements AutoCloseable {
                 final SrpChannel channel = waiter == CANCELLED ? null : channels.get(waiter);
                 if (channel != null && !channel.closing) {
                     // a waiter that becomes ready rides on this event only if the event carries no slot yet
-                    if (event.ready != null || !process(channel, waitingIndex[waitingHead], waitingLength[waitingHead], event)) {
+                    if (event.ready != null || !process(channel, waitingIndex[waitingHead], waitingLength[waitingHead], event,
+                            waitingArrived[waitingHead])) {
                         return;
                     }
                 }
                 waitingHead = (waitingHead + 1) % waitingChannel.length;
                 waitingCount--;
+                statistics.set(Count.WAITING_IUS, waitingCount);
             }
         }
 
         private void releaseIfDrained(final SrpChannel channel) {
             if (channel.drained() && channels.compareAndSet(channel.id, channel, null)) {
-                LOG.info(channel + " closed");
+                LOG.debug("{} closed: its queue pair and buffers released", channel);
+                statistics.channelLeft(channel.session);
                 if (directory != null) {
                     directory.remove(channel.queuePair.qpNum());
                 }
                 try {
                     channel.release();
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "releasing " + channel, e);
+                    LOG.warn("releasing {}", channel, e);
                 }
             }
         }
@@ -767,17 +878,17 @@ final class CommandPipeline implements AutoCloseable {
     private static final class PipelineExceptionHandler implements com.lmax.disruptor.ExceptionHandler<PipelineEvent> {
         @Override
         public void handleEventException(final Throwable ex, final long sequence, final PipelineEvent event) {
-            LOG.log(Level.SEVERE, "pipeline stage failed on event kind " + event.kind + " index " + event.index, ex);
+            LOG.error("pipeline stage failed on event kind {} index {}", event.kind, event.index, ex);
         }
 
         @Override
         public void handleOnStartException(final Throwable ex) {
-            LOG.log(Level.SEVERE, "pipeline start", ex);
+            LOG.error("pipeline start", ex);
         }
 
         @Override
         public void handleOnShutdownException(final Throwable ex) {
-            LOG.log(Level.SEVERE, "pipeline shutdown", ex);
+            LOG.error("pipeline shutdown", ex);
         }
     }
 }

@@ -124,6 +124,14 @@ final class CommandSlot implements ScsiCompletion {
     long readyNanos;
     /** Disconnect the channel once this slot's response has gone (SRP_T_LOGOUT). */
     boolean disconnectAfter;
+    /** Whether the slot holds a command counted in the statistics (not task management, a logout or a credit request). */
+    boolean tracked;
+    /** The command's kind for the statistics: {@code IoStats.READ}, {@code WRITE} or {@code OTHER}. */
+    int kind;
+    /** The statistics of the command's LUN, or null when the target does not serve it. */
+    org.rdmablock.target.metrics.IoStats lunStats;
+    /** When the intake stage took the command's receive completion (intake stage only). */
+    long arrivedNanos;
     /** Whether the descriptor table is outside the IU and must be fetched by RDMA READ first (SRP r16a 5.5.4). */
     boolean fetchesTable;
     private long tableAddress;

@@ -7,8 +7,8 @@ import org.rdmablock.verbs.WorkCompletions;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The duty-cycle agent between the completion queue and the pipeline: polls a batch of completions and publishes
@@ -19,7 +19,7 @@ import java.util.logging.Logger;
  * <p>Runs on its own thread; the only thread that polls the CQ and the ring's only producer.
  */
 final class CompletionPoller implements Runnable {
-    private static final Logger LOG = Logger.getLogger(CompletionPoller.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
     /** Completions taken per poll. */
     static final int BATCH = 64;
     /** Empty polls spent spinning, then yielding, before the poller parks. */
@@ -56,18 +56,18 @@ final class CompletionPoller implements Runnable {
                 }
             } catch (VerbsException e) {
                 if (e.errno() != VerbsException.EIO && e.errno() != VerbsException.EINVAL) {
-                    LOG.log(Level.SEVERE, "completion poll failed; polling on", e);
+                    LOG.error("completion poll failed; polling on", e);
                     LockSupport.parkNanos(PARK_NANOS);
                     continue;
                 }
                 if (running) {
                     // EIO: the CQ overran (its QPs are in error) or was destroyed: nothing more will come from it
-                    LOG.log(Level.SEVERE, "completion poller stopped: the completion queue failed", e);
+                    LOG.error("completion poller stopped: the completion queue failed", e);
                 }
                 return;
             } catch (RuntimeException e) {
                 // A provider's bug must not take the target down with it: log, back off, go on polling.
-                LOG.log(Level.SEVERE, "completion poll failed; polling on", e);
+                LOG.error("completion poll failed; polling on", e);
                 LockSupport.parkNanos(PARK_NANOS);
             }
         }

@@ -91,6 +91,20 @@ final class LoginNegotiation {
         return this;
     }
 
+    /** {@link #rejectReason} by its name in SRP (r16a 6.9), for the log. */
+    String rejectReasonName() {
+        return switch (rejectReason) {
+            case SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL -> "UNABLE TO ESTABLISH RDMA CHANNEL";
+            case SrpLoginReject.REASON_INSUFFICIENT_RESOURCES -> "INSUFFICIENT RESOURCES";
+            case SrpLoginReject.REASON_REQ_IT_IU_LENGTH_TOO_LARGE -> "REQUESTED MAXIMUM IU LENGTH TOO LARGE";
+            case SrpLoginReject.REASON_UNABLE_ASSOCIATE_CHANNEL -> "UNABLE TO ASSOCIATE RDMA CHANNEL";
+            case SrpLoginReject.REASON_UNSUPPORTED_DESCRIPTOR_FORMAT -> "UNSUPPORTED DESCRIPTOR FORMAT";
+            case SrpLoginReject.REASON_MULTI_CHANNEL_UNSUPPORTED -> "MULTICHANNEL NOT SUPPORTED";
+            case SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED -> "RDMA CHANNEL LIMIT REACHED";
+            default -> "reason 0x" + Integer.toHexString(rejectReason);
+        };
+    }
+
     /** The LOGIN_REJ private data for {@link #rejectReason}. */
     byte[] rejectPrivateData() {
         final MemorySegment out = MemorySegment.ofArray(new byte[SrpLoginReject.LENGTH]);

@@ -2,6 +2,7 @@ package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.QueuePair;
 
@@ -32,6 +33,8 @@ final class SrpChannel {
     final int readDepth;
     /** This channel's own receive buffers, or the target's shared ones (SRQ). */
     final ReceiveBuffers receives;
+    /** The statistics of the channel's session (its initiator's channels), written by the intake stage. */
+    final SessionStats session;
 
     /** Credits taken by IUs that got no response (aborted commands): returned with the next response (backend threads). */
     final java.util.concurrent.atomic.AtomicInteger pendingCredits = new java.util.concurrent.atomic.AtomicInteger();
@@ -69,7 +72,7 @@ final class SrpChannel {
 
     SrpChannel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
                final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,
-               final int immediateDataOffset, final int readDepth, final ReceiveBuffers shared) {
+               final int immediateDataOffset, final int readDepth, final ReceiveBuffers shared, final SessionStats session) {
         this.id = id;
         this.connection = connection;
         this.queuePair = queuePair;
@@ -80,6 +83,7 @@ final class SrpChannel {
         this.maxTargetToInitiatorIuLength = maxTiIuLength;
         this.immediateDataOffset = immediateDataOffset;
         this.readDepth = Math.max(1, readDepth);
+        this.session = java.util.Objects.requireNonNull(session);
         this.receives = shared != null ? shared : ReceiveBuffers.forChannel(id, queuePair, credits + SPARE_RECEIVES, iuLength);
         this.lastActivityNanos = System.nanoTime();
     }

@@ -7,6 +7,8 @@ import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.target.metrics.SessionStats;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
@@ -27,8 +29,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An SRP target on one verbs provider: listens on the configured address, logs initiators in (one
@@ -44,7 +46,7 @@ import java.util.logging.Logger;
  * address, and every channel must share one PD and CQ.
  */
 public final class SrpTarget implements AutoCloseable {
-    private static final Logger LOG = Logger.getLogger(SrpTarget.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(SrpTarget.class);
     /** How long the login thread waits for a request before it checks whether the target is stopping. */
     private static final Duration LISTEN_POLL = Duration.ofMillis(200);
     /** Registered memory for command data: at least this much, and room for four commands of the largest size. */
@@ -58,6 +60,7 @@ public final class SrpTarget implements AutoCloseable {
 
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
+    private final TargetStatistics statistics;
     private final VerbsProvider provider;
     private final ConnectionListener listener;
     private final Thread loginThread;
@@ -73,14 +76,24 @@ public final class SrpTarget implements AutoCloseable {
     private Thread pollerThread;
 
     /**
-     * Starts listening.
+     * Starts listening, with statistics of its own (no LUN's I/O counted: {@link TargetStatistics#lunsServed}).
      *
      * @param unitsFor the logical units an initiator may see (its access list applied); null when it may see none
      */
     public static SrpTarget start(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor) {
+        return start(config, unitsFor, new TargetStatistics());
+    }
+
+    /**
+     * Starts listening, counting logins, sessions and each command into {@code statistics}.
+     *
+     * @param unitsFor the logical units an initiator may see (its access list applied); null when it may see none
+     */
+    public static SrpTarget start(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
+                                  final TargetStatistics statistics) {
         final VerbsProvider provider = VerbsProvider.load(config.listen().provider());
         try {
-            return new SrpTarget(config, unitsFor, provider);
+            return new SrpTarget(config, unitsFor, statistics, provider);
         } catch (RuntimeException e) {
             provider.close();
             throw e;
@@ -88,9 +101,10 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     private SrpTarget(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
-                      final VerbsProvider provider) {
+                      final TargetStatistics statistics, final VerbsProvider provider) {
         this.config = config;
         this.unitsFor = Objects.requireNonNull(unitsFor);
+        this.statistics = Objects.requireNonNull(statistics);
         this.provider = provider;
         this.listener = provider.connectionManager().listen(
                 new InetSocketAddress(config.listen().address(), config.listen().port()), 64);
@@ -110,6 +124,11 @@ public final class SrpTarget implements AutoCloseable {
     /** The 16-byte target port id as 32 hex digits: id_ext then ioc_guid. */
     public String targetPortId() {
         return String.format("%016x%016x", config.identity().idExt(), config.identity().iocGuid());
+    }
+
+    /** What the target counts: logins, sessions, each LUN's and session's commands. */
+    public TargetStatistics statistics() {
+        return statistics;
     }
 
     /** Channels logged in now. */
@@ -185,7 +204,7 @@ public final class SrpTarget implements AutoCloseable {
                 return;
             } catch (RuntimeException e) {
                 if (running) {
-                    LOG.log(Level.WARNING, "listener failed", e);
+                    LOG.warn("listener failed; no more logins are taken", e);
                 }
                 return;
             }
@@ -196,7 +215,7 @@ public final class SrpTarget implements AutoCloseable {
                     try {
                         login(request);
                     } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "login from " + request.remoteAddress() + " failed", e);
+                        LOG.warn("login from {} failed", request.remoteAddress(), e);
                         request.close();
                     }
                 });
@@ -232,7 +251,10 @@ public final class SrpTarget implements AutoCloseable {
             login.rejectWhy = "all " + pipeline.channels.length() + " channels are in use";
         }
         if (login.rejectReason != 0) {
-            LOG.info("login from " + request.remoteAddress() + " rejected: " + login.rejectWhy);
+            statistics.loginRejected();
+            LOG.warn("login from {}{} rejected ({}): {}", request.remoteAddress(),
+                    login.initiator != null ? " (initiator " + login.initiator + ")" : "", login.rejectReasonName(),
+                    login.rejectWhy);
             request.reject(login.rejectPrivateData());
             request.close();
             return null;
@@ -241,9 +263,16 @@ public final class SrpTarget implements AutoCloseable {
         final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, srq,
                 new QueuePairCapabilities(credits * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
-        final SrpChannel channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
-                (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
-                readDepth(request.readDepths()), pipeline.sharedReceives);
+        final SessionStats session = statistics.channelJoined(login.initiator);
+        final SrpChannel channel;
+        try {
+            channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
+                    (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
+                    readDepth(request.readDepths()), pipeline.sharedReceives, session);
+        } catch (RuntimeException e) {
+            statistics.channelLeft(session);
+            throw e;
+        }
         channel.postAllReceives();
         // before the channel is published: it takes its nexus's unit attention flag from the others
         channel.multichannelResult = applyMultichannelAction(login, channel);
@@ -273,12 +302,17 @@ public final class SrpTarget implements AutoCloseable {
                 if (pipeline.directory != null) {
                     pipeline.directory.remove(channel.queuePair.qpNum());
                 }
+                statistics.channelLeft(channel.session);
                 channel.release();
             }
             throw e;
         }
-        LOG.info(channel + " logged in: " + credits + " credits, IU " + login.requestedIuLength + " bytes, immediate data "
-                + (login.immediateDataOffset != 0 ? "at " + login.immediateDataOffset : "off"));
+        statistics.loginAccepted();
+        LOG.info("{} logged in: {} credits, IU {} bytes, immediate data {}, multichannel {}", channel, credits,
+                login.requestedIuLength, login.immediateDataOffset != 0 ? "at byte " + login.immediateDataOffset : "off",
+                multichannel == SrpLoginResponse.MULTICHANNEL_NO_CHANNEL ? "first channel"
+                        : multichannel == SrpLoginResponse.MULTICHANNEL_MAINTAINED ? "other channels kept"
+                        : "other channels ended");
         channel.acceptReturned(); // after the log line, so that a logout at once reads after the login
     }
 
@@ -307,7 +341,7 @@ public final class SrpTarget implements AutoCloseable {
             return SrpLoginResponse.MULTICHANNEL_MAINTAINED;
         }
         for (final SrpChannel other : others) {
-            LOG.info(other + " ending: the initiator logged in again with multichannel action SINGLE");
+            LOG.info("{} ending: the initiator logged in again with multichannel action SINGLE", other);
             pipeline.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
         }
         return SrpLoginResponse.MULTICHANNEL_TERMINATED;
@@ -345,7 +379,7 @@ public final class SrpTarget implements AutoCloseable {
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
-                channelsServed, config.timeouts().idle(), config.timeouts().command(), shared,
+                channelsServed, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
                 p.completions() == PipelineConfig.CompletionMode.EVENT);
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
@@ -366,9 +400,9 @@ public final class SrpTarget implements AutoCloseable {
         }
         final long perChannel = PipelineConfig.minimumCqSize(1, config.channel().credits());
         final int served = (int) Math.min(maxChannels, deviceMaxCqe / perChannel);
-        LOG.warning(context.device().name() + " holds at most " + deviceMaxCqe + " completions per CQ: cq_size " + p.cqSize()
-                + " lowered to " + deviceMaxCqe + ", channels served at once " + maxChannels + " -> " + served
-                + " (" + perChannel + " completions each at " + config.channel().credits() + " credits)");
+        LOG.warn("{} holds at most {} completions per CQ: cq_size {} lowered to {}, channels served at once {} -> {} ({} "
+                + "completions each at {} credits)", context.device().name(), deviceMaxCqe, p.cqSize(), deviceMaxCqe,
+                maxChannels, served, perChannel, config.channel().credits());
         return Math.max(1, served);
     }
 
@@ -410,6 +444,7 @@ public final class SrpTarget implements AutoCloseable {
             for (int i = 0; i < pipeline.channels.length(); i++) {
                 final SrpChannel channel = pipeline.channels.getAndSet(i, null);
                 if (channel != null) {
+                    statistics.channelLeft(channel.session);
                     channel.release(); // did not drain in time: its QP goes without completions
                 }
             }

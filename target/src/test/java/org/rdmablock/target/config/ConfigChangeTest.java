@@ -138,4 +138,10 @@ class ConfigChangeTest {
         assertEquals("[channel], [pipeline] changed: a restart is needed to apply them (a reload applies only"
                 + " [[lun]] and [timeouts]); the running config stays", c.restartMessage());
     }
+
+    @Test
+    void theMetricsEndpointNeedsARestart() throws ConfigException {
+        assertEquals(List.of("metrics"), change("[metrics]\naddress = \"127.0.0.1:9464\"\n" + RUNNING).restartNeeded());
+        assertEquals(List.of("metrics"), change("[metrics]\nsummary_interval = \"5s\"\n" + RUNNING).restartNeeded());
+    }
 }

@@ -60,6 +60,38 @@ class TargetConfigReaderTest {
     }
 
     @Test
+    void metricsAreServedOnlyWhereTheConfigSaysAndSummarisedEveryMinute() throws ConfigException {
+        assertEquals(MetricsConfig.DEFAULT, read("").metrics());
+        assertFalse(read("").metrics().served());
+        assertEquals(new MetricsConfig(null, 0, Duration.ofMinutes(1)), read("[metrics]\naddress = \"\"\n").metrics());
+        assertEquals(new MetricsConfig("127.0.0.1", 9464, Duration.ofSeconds(10)),
+                read("[metrics]\naddress = \"127.0.0.1:9464\"\nsummary_interval = \"10s\"\n").metrics());
+        assertEquals(new MetricsConfig("::1", 0, Duration.ZERO),
+                read("[metrics]\naddress = \"[::1]:0\"\nsummary_interval = \"0\"\n").metrics());
+        assertEquals(new MetricsConfig("metrics.example", 80, Duration.ofMinutes(1)),
+                read("[metrics]\naddress = \"metrics.example:80\"\n").metrics());
+        assertTrue(read("[metrics]\naddress = \"0.0.0.0:9464\"\n").metrics().served());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"127.0.0.1\"", "\"::1:9464\"", "\"127.0.0.1:65536\"", "\"127.0.0.1:\"", "9464", "\":9464\""})
+    void aMetricsAddressIsHostColonPort(String value) {
+        ConfigException.Problem p = problem("[metrics]\naddress = " + value + "\n");
+        assertEquals(2, p.line());
+        assertEquals("metrics.address", p.key());
+        assertTrue(p.toString().startsWith("test.toml:2: key 'metrics.address': " + value + " is not allowed (\"\" (no"
+                + " endpoint), or \"host:port\""), p.toString());
+    }
+
+    @Test
+    void aSummaryIntervalIsZeroOrAtLeastASecond() {
+        assertEquals("test.toml:3: key 'metrics.summary_interval': \"500ms\" is not allowed (\"0\" (never) or at least"
+                        + " \"1s\"; a string such as \"250ms\", \"30s\", \"5m\", \"1h\"; \"0\": never)",
+                message("[metrics]\naddress = \"\"\nsummary_interval = \"500ms\"\n"));
+        assertEquals("metrics.summary_interval", problem("[metrics]\nsummary_interval = 60\n").key());
+    }
+
+    @Test
     void theDefaultIdentityIsDerivedFromWhereTheTargetListens() throws ConfigException {
         assertEquals(new IdentityConfig(0x027215b3d7b7e7a8L, 0x027215b3d7b7e7a8L), read("").identity());
         IdentityConfig other = read("[listen]\nport = 5556\n").identity();

@@ -3,6 +3,7 @@ package org.rdmablock.target.srp;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionId;
 
 import java.lang.reflect.Proxy;
@@ -29,7 +30,7 @@ class ChannelDisconnectTest {
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final FakeVerbs.Pair qp = new FakeVerbs.Pair(pd, 1, new FakeVerbs.Completions(64), 8, new long[8]);
         return new SrpChannel(0, connection, qp, new InitiatorPortId(1, 1), new LogicalUnitTable(), 4, 8276, 8276, 68,
-                SrpTarget.MAX_READ_DEPTH, null);
+                SrpTarget.MAX_READ_DEPTH, null, new TargetStatistics().channelJoined(new InitiatorPortId(1, 1)));
     }
 
     @Test

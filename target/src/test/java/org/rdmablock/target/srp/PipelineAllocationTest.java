@@ -3,6 +3,8 @@ package org.rdmablock.target.srp;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.rdmablock.target.metrics.IoSnapshot;
+import org.rdmablock.target.metrics.SessionStats;
 
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
@@ -15,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The pipeline allocates nothing per command: a million 4 KiB commands of each mix through the
  * {@link CommandPipeline} ({@link PipelineHarness}: fake verbs, a backend that touches no data), counted with the JVM's per-thread
  * allocation counters on every thread a command runs on — the injecting thread (poller and initiator), the intake
- * stage and both backend threads — after a warm-up.
+ * stage and both backend threads — after a warm-up. The statistics are recorded all the while (LUN 0's and each
+ * channel's session's counters and latency recorders): the test checks that every command was.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class PipelineAllocationTest {
@@ -56,7 +59,23 @@ class PipelineAllocationTest {
                     threads.length, (harness.posts - postsBefore) / (double) MEASURED, MEASURED / (nanos / 1e9));
             assertEquals(0, harness.failed, "responses that were not GOOD");
             assertTrue(bytes <= ONE_TIME_BYTES, mix + " allocated " + bytes + " bytes over " + MEASURED + " commands");
+            assertRecorded(harness);
         }
+    }
+
+    /** Every command the harness saw answered was recorded into LUN 0's and its session's figures, with its latency. */
+    private static void assertRecorded(final PipelineHarness harness) {
+        assertTrue(harness.pipeline.awaitHandled(java.time.Duration.ofSeconds(10)), "the stages handled every response");
+        final IoSnapshot lun = harness.statistics.lun(0).snapshot();
+        assertEquals(harness.completed, lun.readCommands() + lun.writeCommands(), "LUN 0's commands: " + lun);
+        assertEquals(harness.completed, lun.readLatency().count() + lun.writeLatency().count(), "latencies recorded");
+        assertEquals(PipelineHarness.IO_BYTES * harness.completed, lun.readBytes() + lun.writeBytes(), "bytes recorded");
+        assertEquals(0, lun.queueDepth(), "every command left the target's hands");
+        long sessions = 0;
+        for (final SessionStats session : harness.statistics.sessions()) {
+            sessions += session.io.snapshot().readCommands() + session.io.snapshot().writeCommands();
+        }
+        assertEquals(harness.completed, sessions, "the sessions' commands");
     }
 
     private static final com.sun.management.ThreadMXBean MX = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

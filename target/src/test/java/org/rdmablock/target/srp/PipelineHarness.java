@@ -6,6 +6,7 @@ import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.metrics.TargetStatistics;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * (RESPONSE) back as a completion, which this thread publishes in turn. The calling thread plays poller and
  * initiator: it keeps {@code queueDepth} commands in flight per channel, each sent as soon as a response frees
  * its credit. Records, per command, the nanoseconds from publishing the IU's receive completion to the post of its
- * response. Nothing here allocates per command.
+ * response. The pipeline records every command into {@link #statistics} (LUN 0 served, one session per channel), as
+ * the target's does. Nothing here allocates per command.
  */
 final class PipelineHarness implements AutoCloseable {
     /** The commands sent, 4 KiB each. */
@@ -59,6 +61,8 @@ final class PipelineHarness implements AutoCloseable {
     private final int[] templateLength = new int[templates.length];
     private final List<Thread> pipelineThreads;
     final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+    /** What the pipeline counted. */
+    final TargetStatistics statistics = new TargetStatistics();
     private Mix mix = Mix.READ;
     /** Idle time before each new command (after the last response), so that the stages go to sleep between them. */
     private long gapNanos;
@@ -87,8 +91,9 @@ final class PipelineHarness implements AutoCloseable {
         bufferKind = new byte[channelCount * receiveCount];
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
+        statistics.lunsServed(List.of(0));
         pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, channelCount,
-                java.time.Duration.ZERO, java.time.Duration.ZERO, null, false);
+                java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);
@@ -97,8 +102,9 @@ final class PipelineHarness implements AutoCloseable {
         channels = new SrpChannel[channelCount];
         for (int c = 0; c < channelCount; c++) {
             queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt);
-            channels[c] = new SrpChannel(c, null, queuePairs[c], new InitiatorPortId(1, c), units, queueDepth, IU_LENGTH,
-                    IU_LENGTH, IMMEDIATE_OFFSET, SrpTarget.MAX_READ_DEPTH, null);
+            final InitiatorPortId initiator = new InitiatorPortId(1, c);
+            channels[c] = new SrpChannel(c, null, queuePairs[c], initiator, units, queueDepth, IU_LENGTH,
+                    IU_LENGTH, IMMEDIATE_OFFSET, SrpTarget.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
             channels[c].postAllReceives();
             pipeline.channels.set(c, channels[c]);
         }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.target.LogCapture;
 import org.rdmablock.target.TargetMain;
 import picocli.CommandLine;
 
@@ -16,6 +17,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * SIGHUP with a changed file: a LUN added while a session is logged in appears in its REPORT LUNS without the session
  * dropping, and the session's next command gets UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, once; removed again,
- * it leaves REPORT LUNS with another unit attention while LUN 0 serves on.
+ * it leaves REPORT LUNS with another unit attention while LUN 0 serves on. Each reload is one line in the log.
  */
 class ReloadTest {
     private static final String LUNS = """
@@ -55,7 +57,7 @@ class ReloadTest {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(new ByteArrayOutputStream(), true));
         final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
-        try {
+        try (LogCapture log = new LogCapture(TargetMain.class)) {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && System.nanoTime() < deadline) {
                 Thread.sleep(20);
@@ -69,6 +71,9 @@ class ReloadTest {
                 hangUp();
                 Thread.sleep(1_000);
                 assertEquals(1, reportedLuns(ini), "a reload that changes [channel] is refused");
+                assertEquals("WARN reload of " + config + " refused: [channel], [pipeline] changed: a restart is needed to"
+                        + " apply them (a reload applies only [[lun]] and [timeouts]); the running config stays",
+                        log.await(l -> l.contains("refused"), Duration.ofSeconds(5)));
                 assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "no unit attention from a refused reload");
 
                 Files.writeString(config, head + LUNS + SECOND);
@@ -80,6 +85,8 @@ class ReloadTest {
                     luns = reportedLuns(ini); // REPORT LUNS reports no unit attention (SAM-5 5.14)
                 }
                 assertEquals(2, luns, "the added LUN is reported to the session that stayed logged in");
+                assertEquals("INFO reload of " + config + ": LUN 2 added; LUNs now [0, 2] (1 added, 0 reopened, 0 removed)",
+                        log.await(l -> l.contains("added"), Duration.ofSeconds(5)));
                 final TestInitiator.Response ua = testUnitReady(ini);
                 assertEquals(ScsiStatus.CHECK_CONDITION, ua.status());
                 assertEquals(0x06, ua.sense()[2] & 0x0F, "UNIT ATTENTION");

@@ -16,6 +16,7 @@ import org.rdmablock.target.config.ListenConfig;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TimeoutConfig;
+import org.rdmablock.target.metrics.TargetStatistics;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -51,6 +52,8 @@ abstract class TargetTestBase {
     /** LUN 0's backend completes through this: at once, or held back while a test holds it. */
     final CompletionGate lun0Gate = new CompletionGate();
     SrpTarget target;
+    /** What the target counts; LUNs 0 and 1 are served. */
+    TargetStatistics statistics;
     LogicalUnitTable units;
     InMemoryBackend backend0;
     InMemoryBackend backend1;
@@ -72,7 +75,9 @@ abstract class TargetTestBase {
                 .maxTransferBytes(1 << 20).build(), backend0));
         units.add(new LogicalUnit(1, LogicalUnitConfig.builder().serialNumber("lun1").blockSize(4096)
                 .maxTransferBytes(1 << 20).build(), backend1));
-        target = SrpTarget.start(config(0), this::unitsFor);
+        statistics = new TargetStatistics();
+        statistics.lunsServed(List.of(0, 1));
+        target = SrpTarget.start(config(0), this::unitsFor, statistics);
     }
 
     /** The units an initiator may see: all of them, unless a test says otherwise (null: none, the login is refused). */

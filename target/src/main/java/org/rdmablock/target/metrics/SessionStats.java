@@ -1,0 +1,50 @@
+package org.rdmablock.target.metrics;
+
+import org.rdmablock.target.config.InitiatorPortId;
+
+/**
+ * One session, an I_T nexus: the channels one initiator port has logged in to this target. Its I/O ({@link #io}) and
+ * its credit stalls, written by the pipeline's intake stage for all of its channels; the channel count by the login
+ * threads and the intake stage through {@link TargetStatistics}.
+ */
+public final class SessionStats {
+    private static final int CREDITS_EXHAUSTED = 0;
+    private static final int BUSY = 1;
+
+    /** The initiator port id of the session. */
+    public final InitiatorPortId initiator;
+    /** The session's commands, on all of its channels. */
+    public final IoStats io = new IoStats();
+    private final SingleWriterCounters credits = new SingleWriterCounters(2);
+    /** Channels logged in (changed inside {@link TargetStatistics}'s map updates only, which are atomic per key). */
+    volatile int channels;
+
+    SessionStats(final InitiatorPortId initiator) {
+        this.initiator = initiator;
+    }
+
+    /** Intake stage: a command took its channel's last credit; the initiator can send no more until a response. */
+    public void creditsExhausted() {
+        credits.add(CREDITS_EXHAUSTED, 1);
+    }
+
+    /** Intake stage: a command came beyond its channel's credits and was answered BUSY. */
+    public void answeredBusy() {
+        credits.add(BUSY, 1);
+    }
+
+    /** Times a command took the last credit of one of the session's channels. */
+    public long creditsExhaustedCount() {
+        return credits.get(CREDITS_EXHAUSTED);
+    }
+
+    /** Commands that came without a credit and were answered BUSY. */
+    public long busyCount() {
+        return credits.get(BUSY);
+    }
+
+    /** Channels the session has now. */
+    public int channels() {
+        return channels;
+    }
+}
