@@ -7,7 +7,7 @@ W="$1"
 cd "$repo"
 . bin/java-env.sh
 mkdir -p "$W/java"
-mvn -q -B -ntp -pl verbs,tools,target,initiator -am package dependency:build-classpath -DskipTests -Dmdep.includeScope=test \
+mvn -q -B -ntp -pl verbs,tools,target,initiator,deploy -am package dependency:build-classpath -DskipTests -Dmdep.includeScope=test \
   -Dmdep.outputFile=build/test.classpath >&2
 { echo -n "$repo/verbs/build/test-classes:$repo/verbs/build/classes:$repo/tools/build/test-classes:$repo/tools/build/classes:";
   cat verbs/build/test.classpath; echo -n ":"; cat tools/build/test.classpath; } > "$W/java/test.classpath"
