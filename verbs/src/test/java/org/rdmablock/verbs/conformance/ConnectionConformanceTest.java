@@ -379,6 +379,9 @@ class ConnectionConformanceTest {
             final java.util.Map<Integer, QueuePair> byQpNum = new java.util.concurrent.ConcurrentHashMap<>();
             final java.util.concurrent.atomic.AtomicReference<Throwable> pollerFailed = new java.util.concurrent.atomic.AtomicReference<>();
             final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            // answers whose postSend has returned: the answer can reach the client while the poller is still inside
+            // the post (rxe), and closing the server's QP under that call fails ("Session is acquired by 1 clients")
+            final java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
             final Thread poller = Thread.ofPlatform().name("conformance-poller").start(() -> {
                 final org.rdmablock.verbs.WorkCompletions wc = new org.rdmablock.verbs.WorkCompletions(16);
                 final SendWorkRequest answer = new SendWorkRequest().opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED);
@@ -389,6 +392,7 @@ class ConnectionConformanceTest {
                         for (int i = 0; i < n; i++) {
                             if (wc.isSuccess(i) && wc.opcode(i) == org.rdmablock.verbs.WcOpcode.RECV) {
                                 byQpNum.get(wc.qpNum(i)).postSend(answer.wrId(wc.wrId(i)));
+                                answered.incrementAndGet();
                             }
                         }
                     }
@@ -426,6 +430,10 @@ class ConnectionConformanceTest {
                     assertNull(pollerFailed.get(), () -> "connection " + round + ": the polling thread failed: " + pollerFailed.get());
                     assertEquals(1, n, "connection " + k + ": the answer arrives");
                     assertEquals(WcStatus.SUCCESS, got.status(0), "connection " + k + ": " + got.toString(0));
+                    while (answered.get() <= k && pollerFailed.get() == null && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                    assertEquals(k + 1, answered.get(), "connection " + k + ": the polling thread's post returned");
                     id.close();
                     request.close();
                 }
