@@ -1,0 +1,5 @@
+#!/bin/bash
+# The third boot of check.sh: Linux's ib_srp against our target daemon and beside LIO (ib-srp.sh, which runs
+# srp-compare.sh), then the distribution archive's daemon on rxe (archive.sh).
+bash $REPO/deploy/qemu/plans/ib-srp.sh
+bash $REPO/deploy/qemu/plans/archive.sh
