@@ -41,3 +41,26 @@ await_ready() {
 listening() {
   (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
 }
+
+# stop_all PID...: ends each process (SIGCONT first: a paused one cannot end) and waits for it; those gone are skipped.
+stop_all() {
+  local pid
+  for pid in "$@"; do
+    kill -CONT "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "$@"; do
+    wait "$pid" 2>/dev/null || true
+  done
+}
+
+# start_target ROOT WORK LUN_TOML: our target (bin/rdmablock target) on the soft provider, 127.0.0.1, a free port,
+# serving the [[lun]] tables given; sets port and target_pid, logs to WORK/target.log, returns once it listens.
+start_target() {
+  local root="$1" work="$2" luns="$3"
+  port="$(free_port)"
+  printf '[listen]\nprovider = "soft"\naddress = "127.0.0.1"\nport = %s\n\n%s\n' "$port" "$luns" > "$work/target.toml"
+  "$root/bin/rdmablock" target --config "$work/target.toml" > "$work/target.log" 2>&1 &
+  target_pid=$!
+  await_ready "$target_pid" "our target" 60 "$work/target.log" grep -q "listening on" "$work/target.log"
+}

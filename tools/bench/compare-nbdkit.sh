@@ -39,12 +39,7 @@ work="$(mktemp -d)"
 target_pid=""
 nbdkit_pid=""
 cleanup() {
-  for pid in $target_pid $nbdkit_pid; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in $target_pid $nbdkit_pid; do
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_all $target_pid $nbdkit_pid
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -53,21 +48,10 @@ trap 'exit 130' INT TERM
 # build once, outside every measurement (bin/rdmablock bench builds what is stale)
 "$root/bin/rdmablock" bench --help >/dev/null
 
-port="$(free_port)"
-cat > "$work/target.toml" <<EOF
-[listen]
-provider = "soft"
-address = "127.0.0.1"
-port = $port
-
-[[lun]]
+start_target "$root" "$work" "[[lun]]
 number = 0
-backend = "memory"
-size = "${size}iB"
-EOF
-"$root/bin/rdmablock" target --config "$work/target.toml" > "$work/target.log" 2>&1 &
-target_pid=$!
-await_ready "$target_pid" "our target" 60 "$work/target.log" grep -q "listening on" "$work/target.log"
+backend = \"memory\"
+size = \"${size}iB\""
 
 nport="$(free_port)"
 nbdkit -f -i 127.0.0.1 -p "$nport" memory "$size" > "$work/nbdkit.log" 2>&1 &

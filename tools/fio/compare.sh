@@ -27,13 +27,11 @@ rows="randread-4k-qd1 randread-4k-qd16 randread-4k-qd16-4jobs randwrite-4k-qd1 r
 read-1m-qd16 read-1m-qd16-4jobs write-1m-qd16 write-1m-qd16-4jobs verify-randwrite-4k-qd16 verify-write-1m-qd16"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runtime) runtime="$2"; shift 2 ;;
-    --ramp) ramp="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --size) size="$2"; shift 2 ;;
-    --verify-size) verify_size="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --rows) rows="$2"; shift 2 ;;
+    --runtime|--ramp|--rounds|--size|--verify-size|--out|--rows)
+      [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
+      name="${1#--}"
+      declare "${name//-/_}=$2"
+      shift 2 ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -49,24 +47,13 @@ mount_pid=""
 nbdkit_pid=""
 nbdfuse_pid=""
 cleanup() {
-  # the mounts first (a program may still hold a file there), then the servers; ours may be paused (SIGSTOP)
-  for pid in $target_pid $mount_pid; do
-    kill -CONT "$pid" 2>/dev/null || true
-  done
-  if [ -n "$mount_pid" ]; then
-    kill "$mount_pid" 2>/dev/null || true
-    wait "$mount_pid" 2>/dev/null || true
-  fi
+  # the mounts first (a program may still hold a file there), then the servers
+  stop_all $mount_pid
   if [ -n "$nbdfuse_pid" ]; then
     fusermount3 -u "$work/nbdfuse" 2>/dev/null || fusermount3 -u -z "$work/nbdfuse" 2>/dev/null || true
     wait "$nbdfuse_pid" 2>/dev/null || true
   fi
-  for pid in $target_pid $nbdkit_pid; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in $target_pid $nbdkit_pid; do
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_all $target_pid $nbdkit_pid
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -74,31 +61,20 @@ trap 'exit 130' INT TERM
 
 # build once, outside every measurement (bin/rdmablock mount builds what is stale)
 "$root/bin/rdmablock" mount --help >/dev/null
-"$root/bin/rdmablock" target --help >/dev/null 2>&1 || true
+"$root/bin/rdmablock" target --help >/dev/null
 
 backing="$work/backing.img"
 echo "writing the $size backing file once (fio's random data, 1 MiB writes)" >&2
 fio --name=fill --filename="$backing" --size="$bytes" --rw=write --bs=1m --ioengine=libaio --iodepth=4 --direct=1 \
   --output="$work/fill.txt" >/dev/null
 
-port="$(free_port)"
-cat > "$work/target.toml" <<TOML
-[listen]
-provider = "soft"
-address = "127.0.0.1"
-port = $port
-
-[[lun]]
+# as nbdkit's file plugin, writes go to the page cache and are durable at a flush (SYNCHRONIZE CACHE / NBD_CMD_FLUSH)
+start_target "$root" "$work" "[[lun]]
 number = 0
-backend = "file"
-path = "$backing"
+backend = \"file\"
+path = \"$backing\"
 size = $bytes
-# as nbdkit's file plugin: writes go to the page cache, durable at a flush (SYNCHRONIZE CACHE / NBD_CMD_FLUSH)
-write_cache = "write-back"
-TOML
-"$root/bin/rdmablock" target --config "$work/target.toml" > "$work/target.log" 2>&1 &
-target_pid=$!
-await_ready "$target_pid" "our target" 60 "$work/target.log" grep -q "listening on" "$work/target.log"
+write_cache = \"write-back\""
 "$root/bin/rdmablock" mount --target "127.0.0.1:$port" "$work/ours" > "$work/mount.log" 2>&1 &
 mount_pid=$!
 await_ready "$mount_pid" "rdmablock mount" 90 "$work/mount.log" grep -q " mounted at " "$work/mount.log"

@@ -65,26 +65,7 @@ final class LunFile {
         if (offset >= size || count <= 0) {
             return 0;
         }
-        final int total = (int) Math.min(count, size - offset);
-        final IoSlot slot = slots.acquire();
-        try {
-            int done = 0;
-            while (done < total) {
-                final long position = offset + done;
-                final int head = (int) (position % blockSize);
-                final int piece = Math.min(total - done, slot.capacity() - head);
-                final long lba = position / blockSize;
-                final int rc = transfer(false, lba, blocks(head + piece), 0, false, slot);
-                if (rc < 0) {
-                    return done > 0 ? done : rc;
-                }
-                dst.put(done, slot.buffer, head, piece);
-                done += piece;
-            }
-            return total;
-        } finally {
-            slots.release(slot);
-        }
+        return move(false, dst, (int) Math.min(count, size - offset), offset, false);
     }
 
     /**
@@ -98,7 +79,14 @@ final class LunFile {
         if (offset >= size) {
             return -ENOSPC;
         }
-        final int total = (int) Math.min(count, size - offset);
+        return move(true, src, (int) Math.min(count, size - offset), offset, fua);
+    }
+
+    /**
+     * Moves {@code total} bytes between {@code buffer} and the LUN at {@code offset}, in pieces as large as the slot
+     * holds (one piece up to 1 MiB); returns {@code total}, or what moved before a failure, or -errno.
+     */
+    private int move(final boolean write, final ByteBuffer buffer, final int total, final long offset, final boolean fua) {
         final IoSlot slot = slots.acquire();
         try {
             int done = 0;
@@ -107,36 +95,57 @@ final class LunFile {
                 final int head = (int) (position % blockSize);
                 final int piece = Math.min(total - done, slot.capacity() - head);
                 final long lba = position / blockSize;
-                final int blocks = blocks(head + piece);
-                final boolean partial = head != 0 || (head + piece) % blockSize != 0;
-                if (partial) {
-                    partialBlocks.lock();
-                }
-                try {
-                    int rc = 0;
-                    if (head != 0) {
-                        rc = transfer(false, lba, 1, 0, false, slot);
-                    }
-                    if (rc >= 0 && (head + piece) % blockSize != 0 && (blocks > 1 || head == 0)) {
-                        rc = transfer(false, lba + blocks - 1, 1, (long) (blocks - 1) * blockSize, false, slot);
-                    }
-                    if (rc >= 0) {
-                        slot.buffer.put(head, src, done, piece);
-                        rc = transfer(true, lba, blocks, 0, fua, slot);
-                    }
-                    if (rc < 0) {
-                        return done > 0 ? done : rc;
-                    }
-                } finally {
-                    if (partial) {
-                        partialBlocks.unlock();
-                    }
+                final int rc = write ? writePiece(buffer, done, piece, head, lba, fua, slot)
+                        : readPiece(buffer, done, piece, head, lba, slot);
+                if (rc < 0) {
+                    return done > 0 ? done : rc;
                 }
                 done += piece;
             }
             return total;
         } finally {
             slots.release(slot);
+        }
+    }
+
+    /** Reads the blocks holding {@code piece} bytes from byte {@code head} of LBA {@code lba} into {@code dst} at {@code at}. */
+    private int readPiece(final ByteBuffer dst, final int at, final int piece, final int head, final long lba, final IoSlot slot) {
+        final int rc = transfer(false, lba, blocks(head + piece), 0, false, slot);
+        if (rc == 0) {
+            dst.put(at, slot.buffer, head, piece);
+        }
+        return rc;
+    }
+
+    /**
+     * Writes {@code piece} bytes of {@code src} from {@code at} at byte {@code head} of LBA {@code lba}: a partial first
+     * or last block is read first (under the lock, so that two such writes to one block keep both).
+     */
+    private int writePiece(final ByteBuffer src, final int at, final int piece, final int head, final long lba,
+                           final boolean fua, final IoSlot slot) {
+        final int blocks = blocks(head + piece);
+        final int tail = (head + piece) % blockSize;
+        final boolean partial = head != 0 || tail != 0;
+        if (partial) {
+            partialBlocks.lock();
+        }
+        try {
+            int rc = 0;
+            if (head != 0) {
+                rc = transfer(false, lba, 1, 0, false, slot);
+            }
+            if (rc == 0 && tail != 0 && (blocks > 1 || head == 0)) {
+                rc = transfer(false, lba + blocks - 1, 1, (long) (blocks - 1) * blockSize, false, slot);
+            }
+            if (rc == 0) {
+                slot.buffer.put(head, src, at, piece);
+                rc = transfer(true, lba, blocks, 0, fua, slot);
+            }
+            return rc;
+        } finally {
+            if (partial) {
+                partialBlocks.unlock();
+            }
         }
     }
 
