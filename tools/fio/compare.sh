@@ -171,7 +171,7 @@ for row, by_round in rows.items():
     cells += [fmt_ratio(vs_peer), fmt_ratio(vs_local)]
     lines.append("| " + " | ".join(cells) + " |")
     for s in SIDES:
-        table.append([row, s] + [f"{v:.3f}" for v in m[s]] + [f"{vs_peer[0]:.3f}", f"{vs_local[0]:.3f}"])
+        table.append([row, s] + [f"{v:.3f}" for v in m[s]] + [f"{vs_peer[0]:.2f}", f"{vs_local[0]:.2f}"])  # as in the table
 text = "\n".join(lines)
 print(text)
 open(f"{out}/fio-table.md", "w").write(text + "\n")

@@ -9,6 +9,7 @@ import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.chart.ui.RectangleInsets;
 import org.jfree.data.category.DefaultCategoryDataset;
 
 import java.awt.Color;
@@ -87,6 +88,7 @@ public final class FioChart {
             bars.setSeriesPaint(i, COLOURS.get(i));
         }
         chart.setBackgroundPaint(Color.WHITE);
+        chart.setPadding(new RectangleInsets(4, 4, 4, 24)); // room for the last tick's label
         ChartUtils.saveChartAsPNG(png.toFile(), chart, WIDTH, HEIGHT);
     }
 }

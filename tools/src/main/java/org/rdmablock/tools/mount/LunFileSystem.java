@@ -27,7 +27,8 @@ import java.util.logging.Logger;
 final class LunFileSystem implements FuseOperations {
     /**
      * 1 MiB: the largest request asked of the kernel ({@code max_write}; libfuse then sets {@code max_pages} to match,
-     * and direct reads come as large), the LUN's maximum transfer with our target.
+     * and direct reads come as large), the LUN's maximum transfer with our target. libfuse 3.14 asks for as much by
+     * default; set here so as not to depend on it.
      */
     static final int MAX_REQUEST_BYTES = 1 << 20;
     /**
@@ -45,6 +46,8 @@ final class LunFileSystem implements FuseOperations {
     private final Errno errno;
     private final Instant mountedAt = Instant.ofEpochSecond(System.currentTimeMillis() / 1000);
     private volatile String negotiated = "not yet";
+    /** The largest read or write the kernel sent so far (written only when it grows: a rare racy max is enough). */
+    private volatile long largestRequest;
 
     LunFileSystem(final List<LunFile> files, final Errno errno) {
         this.files = List.copyOf(files);
@@ -131,13 +134,26 @@ final class LunFileSystem implements FuseOperations {
 
     @Override
     public int read(final String path, final ByteBuffer buf, final long count, final long offset, final FileInfo fi) {
+        noteSize(count);
         return files.get((int) fi.getFh()).read(buf, (int) Math.min(count, buf.capacity()), offset);
     }
 
     @Override
     public int write(final String path, final ByteBuffer buf, final long count, final long offset, final FileInfo fi) {
+        noteSize(count);
         final long handle = fi.getFh();
         return files.get((int) handle).write(buf, (int) Math.min(count, buf.capacity()), offset, (handle & FUA_HANDLE_BIT) != 0);
+    }
+
+    private void noteSize(final long count) {
+        if (count > largestRequest) {
+            largestRequest = count;
+        }
+    }
+
+    /** The largest read or write the kernel has sent (1 MiB once {@link #init}'s max_write took effect). */
+    long largestRequest() {
+        return largestRequest;
     }
 
     /** close(): nothing is cached here, so nothing to write back; durability is fsync's. */

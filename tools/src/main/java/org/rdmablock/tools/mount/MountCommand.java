@@ -170,20 +170,15 @@ public final class MountCommand implements Callable<Integer> {
     }
 
     /** Makes the directory, or cleans up a stale mount on it; refuses one with a live mount. */
-    static String prepare(final Path directory, final Path fusermount) throws IOException {
+    private void prepare(final Path directory, final Path fusermount) throws IOException {
         switch (MountPoint.probe(directory)) {
             case STALE -> {
                 MountPoint.cleanUp(directory, fusermount);
-                System.err.println("rdmablock mount: cleaned up a stale mount at " + directory + " (its server was gone)");
-                return "stale";
+                err.println("rdmablock mount: cleaned up a stale mount at " + directory + " (its server was gone)");
             }
             case MOUNTED -> throw new IOException(directory + " has a live mount already (unmount it: "
                     + FuseRequirements.FUSERMOUNT + " -u " + directory + ")");
-            case FREE -> {
-                Files.createDirectories(directory);
-                return "free";
-            }
-            default -> throw new IllegalStateException();
+            case FREE -> Files.createDirectories(directory);
         }
     }
 

@@ -77,6 +77,11 @@ public final class Volume implements AutoCloseable {
         return slots.claimed();
     }
 
+    /** The largest read or write the kernel has sent so far, in bytes. */
+    public long largestRequest() {
+        return fileSystem.largestRequest();
+    }
+
     public Path directory() {
         return directory;
     }

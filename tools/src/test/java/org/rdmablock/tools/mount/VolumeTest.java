@@ -77,15 +77,18 @@ class VolumeTest {
                     assertTrue(full.getMessage().contains("No space left"), full.getMessage());
                     assertThrows(IOException.class, () -> channel.truncate(4096)); // the size is the LUN's
                 }
-                // O_DIRECT: aligned buffer, offset and length, past the kernel's page cache
+                // O_DIRECT: aligned buffer, offset and length, past the kernel's page cache; 1 MiB arrives as one request
                 try (FileChannel odirect = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                         ExtendedOpenOption.DIRECT)) {
-                    final ByteBuffer aligned = ByteBuffer.allocateDirect(3 * 4096).alignedSlice(4096).limit(8192);
-                    final byte[] bytes = new byte[8192];
+                    final ByteBuffer aligned = ByteBuffer.allocateDirect((1 << 20) + 4096).alignedSlice(4096);
+                    final byte[] bytes = new byte[1 << 20];
                     random.nextBytes(bytes);
                     aligned.put(0, bytes);
-                    assertEquals(8192, odirect.write(aligned, 4L << 20));
-                    System.arraycopy(bytes, 0, model, 4 << 20, bytes.length);
+                    assertEquals(8192, odirect.write(aligned.slice(0, 8192), 4L << 20));
+                    System.arraycopy(bytes, 0, model, 4 << 20, 8192);
+                    assertEquals(1 << 20, odirect.write(aligned, 6L << 20));
+                    System.arraycopy(bytes, 0, model, 6 << 20, 1 << 20);
+                    assertEquals(1 << 20, volume.largestRequest(), "1 MiB requests arrive (max_write)");
                 }
                 assertEquals(LUN_BYTES, Files.size(file));
 
