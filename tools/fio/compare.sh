@@ -103,13 +103,22 @@ for round in $(seq 1 "$rounds"); do
       (cd "$work" && FIO_FILE="${files[$who]}" FIO_SIZE="$bytes" FIO_QUARTER="$quarter" FIO_RUNTIME="$runtime" \
         FIO_RAMP="$ramp" FIO_VERIFY_SIZE="$verify_size" fio --output-format=json --output="$json" "$here/$row.fio" \
         > "$work/fio.out" 2>&1) || { cat "$work/fio.out" >&2; tail -20 "$work/mount.log" "$work/target.log" >&2; echo "fio $row on $who failed" >&2; exit 1; }
-      if [ "$who" != ours ]; then kill -CONT "$target_pid" "$mount_pid"; fi
+      if [ "$who" != ours ]; then
+        kill -CONT "$target_pid" "$mount_pid"
+      else
+        # a pause soon after I/O would look like a silent peer to the soft provider's transport timeout (about
+        # 8.6 s, the paused time counts) and the mount would reconnect; 5 s of quiet first lets the initiator's last
+        # unsignaled SENDs be confirmed (at half the timeout), so that nothing waits on the peer during the pause
+        sleep 5
+      fi
       printf '%s\t%s\t%s\t%s\n' "$row" "$round" "$who" "$json" >> "$work/results.tsv"
       echo "round $round: $row: $who done" >&2
     done
   done
 done
 echo "load after: $(uptime)" >&2
+# a login more than the mount's first: a channel lost its connection (a transport timeout, say) and logged in again
+echo "our target saw $(grep -c ' logged in' "$work/target.log") login(s) from the mount (1: no reconnect)" >&2
 
 mkdir -p "$out"
 python3 - "$work/results.tsv" "$runtime" "$ramp" "$rounds" "$size" "$verify_size" "$out" <<'PY'
