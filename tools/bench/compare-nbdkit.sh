@@ -28,17 +28,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-missing=()
-command -v fio >/dev/null 2>&1 || missing+=(fio)
-command -v nbdkit >/dev/null 2>&1 || missing+=(nbdkit)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing ${missing[*]}" >&2
-  sudo=()
-  if [ "$(id -u)" != 0 ]; then sudo=(sudo); fi
-  "${sudo[@]}" apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >&2
-fi
+. "$root/tools/bench/common.sh"
+ensure_packages fio:fio nbdkit:nbdkit python3:python3
 if ! fio --enghelp=nbd >/dev/null 2>&1; then
   echo "this fio has no nbd engine (built without libnbd)" >&2
   exit 1
@@ -48,53 +39,24 @@ work="$(mktemp -d)"
 target_pid=""
 nbdkit_pid=""
 cleanup() {
-  for pid in $target_pid $nbdkit_pid; do
-    kill "$pid" 2>/dev/null || true
-  done
-  for pid in $target_pid $nbdkit_pid; do
-    wait "$pid" 2>/dev/null || true
-  done
+  stop_all $target_pid $nbdkit_pid
   rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 # build once, outside every measurement (bin/rdmablock bench builds what is stale)
 "$root/bin/rdmablock" bench --help >/dev/null
 
-port="$(free_port)"
-cat > "$work/target.toml" <<EOF
-[listen]
-provider = "soft"
-address = "127.0.0.1"
-port = $port
-
-[[lun]]
+start_target "$root" "$work" "[[lun]]
 number = 0
-backend = "memory"
-size = "${size}iB"
-EOF
-"$root/bin/rdmablock" target --config "$work/target.toml" > "$work/target.log" 2>&1 &
-target_pid=$!
-for _ in $(seq 1 600); do
-  grep -q "listening on" "$work/target.log" && break
-  kill -0 "$target_pid" 2>/dev/null || { cat "$work/target.log" >&2; echo "our target did not start" >&2; exit 1; }
-  sleep 0.1
-done
-grep -q "listening on" "$work/target.log" || { echo "our target did not start within 60 s" >&2; exit 1; }
+backend = \"memory\"
+size = \"${size}iB\""
 
 nport="$(free_port)"
 nbdkit -f -i 127.0.0.1 -p "$nport" memory "$size" > "$work/nbdkit.log" 2>&1 &
 nbdkit_pid=$!
-for _ in $(seq 1 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$nport") 2>/dev/null && break
-  kill -0 "$nbdkit_pid" 2>/dev/null || { cat "$work/nbdkit.log" >&2; echo "nbdkit did not start" >&2; exit 1; }
-  sleep 0.1
-done
+await_ready "$nbdkit_pid" nbdkit 10 "$work/nbdkit.log" listening 127.0.0.1 "$nport"
 uri="nbd://127.0.0.1:$nport"
 
 ours() { # rw bs iodepth json [extra bench options...]

@@ -4,8 +4,11 @@ import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
+import org.rdmablock.tools.session.EmbeddedTarget;
+import org.rdmablock.tools.session.TargetOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -31,23 +34,8 @@ public final class BenchCommand implements Callable<Integer> {
     /** Exit status of an option the run cannot go with (picocli's own usage errors are 2 as well). */
     static final int EXIT_USAGE = 2;
 
-    @Option(names = "--target", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:5555",
-            description = "the target's address (default: ${DEFAULT-VALUE})")
-    String target;
-
-    @Option(names = "--provider", defaultValue = "soft", description = "verbs provider: soft, native or auto (default: ${DEFAULT-VALUE})")
-    String provider;
-
-    @Option(names = "--id-ext", paramLabel = "HEX", description = "the target port id's id_ext (default: derived from the "
-            + "address and port, as the target derives it)")
-    String idExt;
-
-    @Option(names = "--ioc-guid", paramLabel = "HEX", description = "the target port id's ioc_guid (default: the id_ext)")
-    String iocGuid;
-
-    @Option(names = "--initiator-id", paramLabel = "HEX", description = "this initiator's port id, 32 hex digits (default: "
-            + "derived from this host's name); two benches at once on one target need different ones")
-    String initiatorId;
+    @Mixin
+    TargetOptions session;
 
     @Option(names = "--lun", defaultValue = "0", description = "LUN number (default: ${DEFAULT-VALUE})")
     int lun;
@@ -189,21 +177,20 @@ public final class BenchCommand implements Callable<Integer> {
         }
         EmbeddedTarget embedded = null;
         try {
-            final InitiatorConfig session;
+            final InitiatorConfig sessionConfig;
             final String where;
             try {
-                final InitiatorConfig config;
                 if (embeddedTarget != null) {
-                    embedded = EmbeddedTarget.start(embeddedTarget, Units.parseSize(embeddedSize), provider);
-                    where = EmbeddedTarget.ADDRESS + ":" + embedded.address().getPort();
-                    config = InitiatorConfig.of(provider, EmbeddedTarget.ADDRESS, embedded.address().getPort())
-                            .withTargetPortId(embedded.idExt(), embedded.idExt());
-                } else {
-                    where = target;
-                    config = targetConfig(target);
+                    final String kind = embeddedTarget.toLowerCase(Locale.ROOT);
+                    if (!kind.equals("memory") && !kind.equals("null")) {
+                        throw new IllegalArgumentException("--embedded-target must be memory or null, not " + embeddedTarget);
+                    }
+                    embedded = EmbeddedTarget.start(kind, Units.parseSize(embeddedSize), null, session.provider());
                 }
+                where = embedded != null ? embedded.where() : session.target();
+                final InitiatorConfig config = session.config(embedded);
                 final int perChannel = (threads + channels - 1) / channels * ioDepth;
-                session = withInitiatorId(config)
+                sessionConfig = config
                         .withChannels(channels, policy)
                         .withQueueDepth(queueDepth > 0 ? Math.clamp(queueDepth, 2, 4096) : Math.clamp(perChannel + 1L, 2, 4096))
                         .withBounceBytes(4096) // every bench buffer is registered: bounce buffers carry only discovery
@@ -218,7 +205,7 @@ public final class BenchCommand implements Callable<Integer> {
                 err.println("rdmablock bench: " + e.getMessage());
                 return EXIT_USAGE;
             }
-            try (SrpInitiator initiator = SrpInitiator.connect(session)) {
+            try (SrpInitiator initiator = SrpInitiator.connect(sessionConfig)) {
                 final Lun unit = initiator.lun(lun);
                 final Workload workload;
                 try {
@@ -238,7 +225,7 @@ public final class BenchCommand implements Callable<Integer> {
                     return EXIT_USAGE;
                 }
                 final BenchResult result = new BenchRun(initiator, unit, workload, wait, progress ? err : null).execute();
-                final BenchResult.Setup setup = new BenchResult.Setup(where, provider, initiator.channelCount(), embeddedTarget);
+                final BenchResult.Setup setup = new BenchResult.Setup(where, session.provider(), initiator.channelCount(), embeddedTarget);
                 final PrintStream report = "-".equals(json) ? err : out;
                 report.print(result.text(setup));
                 report.flush();
@@ -264,59 +251,5 @@ public final class BenchCommand implements Callable<Integer> {
                 embedded.close();
             }
         }
-    }
-
-    /** The session's config for {@code host:port} ({@code [v6]:port} too), with the ids given or derived. */
-    private InitiatorConfig targetConfig(final String address) {
-        final int colon = address.lastIndexOf(':');
-        if (colon <= 0 || colon == address.length() - 1) {
-            throw new IllegalArgumentException("--target must be HOST:PORT, not " + address);
-        }
-        String host = address.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        final int port;
-        try {
-            port = Integer.parseInt(address.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--target's port must be a number: " + address);
-        }
-        InitiatorConfig config = InitiatorConfig.of(provider, host, port);
-        if (idExt != null || iocGuid != null) {
-            final long ext = idExt != null ? hex64(idExt, "--id-ext") : config.idExt();
-            final long guid = iocGuid != null ? hex64(iocGuid, "--ioc-guid") : ext;
-            config = config.withTargetPortId(ext, guid);
-        }
-        return config;
-    }
-
-    private InitiatorConfig withInitiatorId(final InitiatorConfig config) {
-        if (initiatorId == null) {
-            return config;
-        }
-        final String digits = stripHexPrefix(initiatorId);
-        if (digits.isEmpty() || digits.length() > 32) {
-            throw new IllegalArgumentException("--initiator-id must be up to 32 hex digits, not " + initiatorId);
-        }
-        final String padded = "0".repeat(32 - digits.length()) + digits;
-        return config.withInitiatorPortId(hex64(padded.substring(0, 16), "--initiator-id"), hex64(padded.substring(16), "--initiator-id"));
-    }
-
-    private static long hex64(final String text, final String option) {
-        final String digits = stripHexPrefix(text);
-        if (digits.isEmpty() || digits.length() > 16) {
-            throw new IllegalArgumentException(option + " must be up to 16 hex digits, not " + text);
-        }
-        try {
-            return Long.parseUnsignedLong(digits, 16);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " must be hex digits, not " + text);
-        }
-    }
-
-    private static String stripHexPrefix(final String text) {
-        final String t = text.strip();
-        return t.startsWith("0x") || t.startsWith("0X") ? t.substring(2) : t;
     }
 }

@@ -1,4 +1,4 @@
-package org.rdmablock.tools.bench;
+package org.rdmablock.tools.session;
 
 import org.rdmablock.protocol.srp.SrpTargetPortId;
 import org.rdmablock.target.LunInventory;
@@ -14,14 +14,14 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * The bench's own target ({@code --embedded-target memory|null}): our SRP target in this process on 127.0.0.1, a free
- * port, one LUN 0 of the given backend, every other setting the daemon's default. Handy for a quick run and for
- * tests; the bench and the target then share this process's CPUs, so for figures to compare run the daemon apart
+ * A tool's own target ({@code --embedded-target}): our SRP target in this process on 127.0.0.1, a free port, one LUN 0
+ * of the given backend, every other setting the daemon's default. Handy for a quick run and for tests; the tool and
+ * the target then share this process's CPUs, so for figures to compare run the daemon apart
  * ({@code bin/rdmablock target --config}).
  */
-final class EmbeddedTarget implements AutoCloseable {
+public final class EmbeddedTarget implements AutoCloseable {
     /** The address it listens on. */
-    static final String ADDRESS = "127.0.0.1";
+    public static final String ADDRESS = "127.0.0.1";
     private final LunInventory inventory;
     private final SrpTarget target;
     private final long idExt;
@@ -33,13 +33,17 @@ final class EmbeddedTarget implements AutoCloseable {
     }
 
     /**
-     * Starts a target on {@code provider} with LUN 0 of {@code backend} ({@code memory} or {@code null}), {@code sizeBytes}
-     * of 512-byte blocks.
+     * Starts a target on {@code provider} with LUN 0 of {@code backend} ({@code memory}, {@code null}, or {@code file}
+     * with {@code file} the sparse image, made if absent), {@code sizeBytes} of 512-byte blocks.
      */
-    static EmbeddedTarget start(final String backend, final long sizeBytes, final String provider) {
+    public static EmbeddedTarget start(final String backend, final long sizeBytes, final Path file, final String provider) {
         final String kind = backend.toLowerCase(Locale.ROOT);
-        if (!kind.equals("memory") && !kind.equals("null")) {
-            throw new IllegalArgumentException("--embedded-target must be memory or null, not " + backend);
+        if (!kind.equals("memory") && !kind.equals("null") && !kind.equals("file")) {
+            throw new IllegalArgumentException("--embedded-target must be memory, null or file, not " + backend);
+        }
+        if (kind.equals("file") == (file == null)) {
+            throw new IllegalArgumentException(file == null ? "a file target needs its image's path"
+                    : "only a file target takes a path");
         }
         final long id = SrpTargetPortId.derivedIdExt(ADDRESS, 0);
         final String toml = String.format(Locale.ROOT, """
@@ -54,10 +58,12 @@ final class EmbeddedTarget implements AutoCloseable {
                 number = 0
                 backend = "%s"
                 size = %d
-                """, provider, ADDRESS, id, id, kind, sizeBytes);
+                %s
+                """, provider, ADDRESS, id, id, kind, sizeBytes,
+                file == null ? "" : "path = \"" + file.toAbsolutePath().toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
         final TargetConfig read;
         try {
-            read = TargetConfigReader.read(toml, "<bench embedded target>", Path.of("").toAbsolutePath());
+            read = TargetConfigReader.read(toml, "<embedded target>", Path.of("").toAbsolutePath());
         } catch (ConfigException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
@@ -74,13 +80,18 @@ final class EmbeddedTarget implements AutoCloseable {
     }
 
     /** Where it listens (the real port). */
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return target.localAddress();
     }
 
     /** Its id_ext, and ioc_guid (the same). */
-    long idExt() {
+    public long idExt() {
         return idExt;
+    }
+
+    /** {@code host:port}, for reports. */
+    public String where() {
+        return ADDRESS + ":" + address().getPort();
     }
 
     @Override

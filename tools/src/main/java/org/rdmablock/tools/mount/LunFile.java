@@ -1,0 +1,204 @@
+package org.rdmablock.tools.mount;
+
+import org.rdmablock.initiator.Lun;
+import org.rdmablock.initiator.SrpIoException;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Logger;
+
+/**
+ * A LUN seen as a file of its capacity ({@code lunN.img}): byte offsets mapped to blocks, reads and writes through the
+ * initiator in the caller's {@link IoSlot}. Offset {@code o} is byte {@code o % blockSize} of LBA {@code o / blockSize}.
+ * A write that starts or ends inside a block reads that block first and writes it whole (read-modify-write; such writes
+ * take a lock, so that two of them on one block do not undo each other; aligned writes, what O_DIRECT programs send,
+ * take none). Errors come back as {@code -errno}: EIO (the failure, with its SCSI sense in words, is logged), ENOSPC for
+ * a write at or past the end.
+ */
+final class LunFile {
+    /** Linux's ENOSPC (jfuse's {@code Errno} has none): a write at or past the end, as a block device answers. */
+    static final int ENOSPC = 28;
+    /**
+     * How long an operation may stay unanswered before the file gives up on it: past the initiator's own bounds (a
+     * 30 s command timeout, then abort, LUN reset and a 60 s reconnect), which answer every request well before.
+     */
+    static final long ANSWER_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
+    private static final Logger LOG = Logger.getLogger(LunFile.class.getName());
+
+    private final String name;
+    private final Lun lun;
+    private final int blockSize;
+    private final long size;
+    private final int eio;
+    private final SlotPool slots;
+    private final ReentrantLock partialBlocks = new ReentrantLock();
+
+    LunFile(final Lun lun, final SlotPool slots, final int eio) {
+        this.name = "lun" + lun.number() + ".img";
+        this.lun = lun;
+        this.blockSize = lun.blockSize();
+        this.size = lun.sizeBytes();
+        this.eio = eio;
+        this.slots = slots;
+    }
+
+    /** {@code lunN.img}. */
+    String name() {
+        return name;
+    }
+
+    long size() {
+        return size;
+    }
+
+    int blockSize() {
+        return blockSize;
+    }
+
+    Lun lun() {
+        return lun;
+    }
+
+    /** Reads up to {@code count} bytes at {@code offset} into {@code dst} (from its index 0); returns the bytes read, 0 at the end, or -errno. */
+    int read(final ByteBuffer dst, final int count, final long offset) {
+        if (offset >= size || count <= 0) {
+            return 0;
+        }
+        return move(false, dst, (int) Math.min(count, size - offset), offset, false);
+    }
+
+    /**
+     * Writes {@code count} bytes of {@code src} (from its index 0) at {@code offset}; {@code fua}: durable before the
+     * answer (files opened O_SYNC or O_DSYNC). Returns the bytes written (fewer at the end of the LUN) or -errno.
+     */
+    int write(final ByteBuffer src, final int count, final long offset, final boolean fua) {
+        if (count <= 0) {
+            return 0;
+        }
+        if (offset >= size) {
+            return -ENOSPC;
+        }
+        return move(true, src, (int) Math.min(count, size - offset), offset, fua);
+    }
+
+    /**
+     * Moves {@code total} bytes between {@code buffer} and the LUN at {@code offset}, in pieces as large as the slot
+     * holds (one piece up to 1 MiB); returns {@code total}, or what moved before a failure, or -errno.
+     */
+    private int move(final boolean write, final ByteBuffer buffer, final int total, final long offset, final boolean fua) {
+        final IoSlot slot = slots.acquire();
+        try {
+            int done = 0;
+            while (done < total) {
+                final long position = offset + done;
+                final int head = (int) (position % blockSize);
+                final int piece = Math.min(total - done, slot.capacity() - head);
+                final long lba = position / blockSize;
+                final int rc = write ? writePiece(buffer, done, piece, head, lba, fua, slot)
+                        : readPiece(buffer, done, piece, head, lba, slot);
+                if (rc < 0) {
+                    return done > 0 ? done : rc;
+                }
+                done += piece;
+            }
+            return total;
+        } finally {
+            slots.release(slot);
+        }
+    }
+
+    /** Reads the blocks holding {@code piece} bytes from byte {@code head} of LBA {@code lba} into {@code dst} at {@code at}. */
+    private int readPiece(final ByteBuffer dst, final int at, final int piece, final int head, final long lba, final IoSlot slot) {
+        final int rc = transfer(false, lba, blocks(head + piece), 0, false, slot);
+        if (rc == 0) {
+            dst.put(at, slot.buffer, head, piece);
+        }
+        return rc;
+    }
+
+    /**
+     * Writes {@code piece} bytes of {@code src} from {@code at} at byte {@code head} of LBA {@code lba}: a partial first
+     * or last block is read first (under the lock, so that two such writes to one block keep both).
+     */
+    private int writePiece(final ByteBuffer src, final int at, final int piece, final int head, final long lba,
+                           final boolean fua, final IoSlot slot) {
+        final int blocks = blocks(head + piece);
+        final int tail = (head + piece) % blockSize;
+        final boolean partial = head != 0 || tail != 0;
+        if (partial) {
+            partialBlocks.lock();
+        }
+        try {
+            int rc = 0;
+            if (head != 0) {
+                rc = transfer(false, lba, 1, 0, false, slot);
+            }
+            if (rc == 0 && tail != 0 && (blocks > 1 || head == 0)) {
+                rc = transfer(false, lba + blocks - 1, 1, (long) (blocks - 1) * blockSize, false, slot);
+            }
+            if (rc == 0) {
+                slot.buffer.put(head, src, at, piece);
+                rc = transfer(true, lba, blocks, 0, fua, slot);
+            }
+            return rc;
+        } finally {
+            if (partial) {
+                partialBlocks.unlock();
+            }
+        }
+    }
+
+    /** SYNCHRONIZE CACHE (fsync); returns 0 or -errno. */
+    int flush() {
+        final IoSlot slot = slots.acquire();
+        try {
+            slot.begin();
+            try {
+                lun.flush(slot, IoSlot.DONE);
+            } catch (RuntimeException e) { // the initiator is closed (unmounting)
+                return failed("SYNCHRONIZE CACHE", e);
+            }
+            return answered("SYNCHRONIZE CACHE", slot);
+        } finally {
+            slots.release(slot);
+        }
+    }
+
+    private int blocks(final int bytes) {
+        return (bytes + blockSize - 1) / blockSize;
+    }
+
+    /** One READ or WRITE of {@code blocks} at {@code lba}, the slot's buffer at {@code at}; returns 0 or -errno. */
+    private int transfer(final boolean write, final long lba, final int blocks, final long at, final boolean fua,
+                         final IoSlot slot) {
+        slot.begin();
+        try {
+            if (write) {
+                lun.write(lba, blocks, slot.segment, at, fua, slot, IoSlot.DONE);
+            } else {
+                lun.read(lba, blocks, slot.segment, at, slot, IoSlot.DONE);
+            }
+        } catch (RuntimeException e) { // the initiator is closed (unmounting)
+            return failed(write ? "WRITE" : "READ", e);
+        }
+        return answered(write ? "WRITE" : "READ", slot);
+    }
+
+    private int answered(final String what, final IoSlot slot) {
+        if (!slot.await(ANSWER_TIMEOUT_NANOS)) {
+            slots.abandon(slot);
+            LOG.severe(name + ": " + what + " unanswered after " + TimeUnit.NANOSECONDS.toSeconds(ANSWER_TIMEOUT_NANOS)
+                    + " s; its buffer is set aside");
+            return -eio;
+        }
+        final SrpIoException failure = slot.failure();
+        return failure == null ? 0 : failed(what, failure);
+    }
+
+    private int failed(final String what, final Exception e) {
+        // a SCSI error's message carries its status and sense in words (ScsiStatusException)
+        LOG.warning(name + ": " + what + " failed, EIO: " + e.getMessage());
+        return -eio;
+    }
+}

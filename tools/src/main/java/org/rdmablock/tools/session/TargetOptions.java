@@ -1,0 +1,106 @@
+package org.rdmablock.tools.session;
+
+import org.rdmablock.initiator.InitiatorConfig;
+import picocli.CommandLine.Option;
+
+/**
+ * The options that name a target and this initiator, shared by {@code rdmablock bench} and {@code rdmablock mount}
+ * (a picocli mixin): {@code --target}, {@code --provider}, {@code --id-ext}, {@code --ioc-guid}, {@code --initiator-id}.
+ */
+public final class TargetOptions {
+    @Option(names = "--target", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:5555",
+            description = "the target's address (default: ${DEFAULT-VALUE})")
+    String target;
+
+    @Option(names = "--provider", defaultValue = "soft", description = "verbs provider: soft, native or auto (default: ${DEFAULT-VALUE})")
+    String provider;
+
+    @Option(names = "--id-ext", paramLabel = "HEX", description = "the target port id's id_ext (default: derived from the "
+            + "address and port, as the target derives it)")
+    String idExt;
+
+    @Option(names = "--ioc-guid", paramLabel = "HEX", description = "the target port id's ioc_guid (default: the id_ext)")
+    String iocGuid;
+
+    @Option(names = "--initiator-id", paramLabel = "HEX", description = "this initiator's port id, 32 hex digits (default: "
+            + "derived from this host's name); two sessions at once on one target need different ones")
+    String initiatorId;
+
+    /** The verbs provider's name. */
+    public String provider() {
+        return provider;
+    }
+
+    /** {@code --target} as given. */
+    public String target() {
+        return target;
+    }
+
+    /**
+     * The session's config: for {@code embedded} when not null (its address and id), else for {@code --target} with the
+     * ids given or derived; with {@code --initiator-id} when given.
+     *
+     * @throws IllegalArgumentException an option does not parse (the message names it)
+     */
+    public InitiatorConfig config(final EmbeddedTarget embedded) {
+        final InitiatorConfig config = embedded != null
+                ? InitiatorConfig.of(provider, EmbeddedTarget.ADDRESS, embedded.address().getPort())
+                        .withTargetPortId(embedded.idExt(), embedded.idExt())
+                : targetConfig(target);
+        return withInitiatorId(config);
+    }
+
+    /** The session's config for {@code host:port} ({@code [v6]:port} too), with the ids given or derived. */
+    private InitiatorConfig targetConfig(final String address) {
+        final int colon = address.lastIndexOf(':');
+        if (colon <= 0 || colon == address.length() - 1) {
+            throw new IllegalArgumentException("--target must be HOST:PORT, not " + address);
+        }
+        String host = address.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        final int port;
+        try {
+            port = Integer.parseInt(address.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--target's port must be a number: " + address);
+        }
+        InitiatorConfig config = InitiatorConfig.of(provider, host, port);
+        if (idExt != null || iocGuid != null) {
+            final long ext = idExt != null ? hex64(idExt, "--id-ext") : config.idExt();
+            final long guid = iocGuid != null ? hex64(iocGuid, "--ioc-guid") : ext;
+            config = config.withTargetPortId(ext, guid);
+        }
+        return config;
+    }
+
+    private InitiatorConfig withInitiatorId(final InitiatorConfig config) {
+        if (initiatorId == null) {
+            return config;
+        }
+        final String digits = stripHexPrefix(initiatorId);
+        if (digits.isEmpty() || digits.length() > 32) {
+            throw new IllegalArgumentException("--initiator-id must be up to 32 hex digits, not " + initiatorId);
+        }
+        final String padded = "0".repeat(32 - digits.length()) + digits;
+        return config.withInitiatorPortId(hex64(padded.substring(0, 16), "--initiator-id"), hex64(padded.substring(16), "--initiator-id"));
+    }
+
+    private static long hex64(final String text, final String option) {
+        final String digits = stripHexPrefix(text);
+        if (digits.isEmpty() || digits.length() > 16) {
+            throw new IllegalArgumentException(option + " must be up to 16 hex digits, not " + text);
+        }
+        try {
+            return Long.parseUnsignedLong(digits, 16);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " must be hex digits, not " + text);
+        }
+    }
+
+    private static String stripHexPrefix(final String text) {
+        final String t = text.strip();
+        return t.startsWith("0x") || t.startsWith("0X") ? t.substring(2) : t;
+    }
+}
