@@ -182,6 +182,10 @@ public final class TargetMain implements Callable<Integer> {
         out.flush();
     }
 
+    /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */
+    static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"
+            + " reloaded by SIGHUP; start the daemon without nohup (systemd, setsid, or a terminal) to reload it";
+
     /** SIGHUP: re-read the file; apply LUN and access-list changes, refuse changes that need a restart. */
     private void installReload(final TargetConfig initial, final LunInventory inventory, final SrpTarget target,
                                final TargetStatistics statistics) {
@@ -190,12 +194,16 @@ public final class TargetMain implements Callable<Integer> {
         }
         final TargetConfig[] running = {initial};
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+            final sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
                 synchronized (running) {
                     running[0] = reload(running[0], inventory, target);
                     statistics.lunsServed(inventory.numbers());
                 }
             });
+            if (previous == sun.misc.SignalHandler.SIG_IGN) {
+                // The JVM keeps a signal its parent ignored ignored, and installs no handler for it
+                LOG.warn(SIGHUP_IGNORED);
+            }
         } catch (IllegalArgumentException e) {
             LOG.warn("SIGHUP reload unavailable on this platform: {}", e.getMessage());
         }
