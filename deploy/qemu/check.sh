@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The QEMU harness's whole check, as .ci/run runs it (root; about 25 minutes here, most of it emulation):
+# The QEMU harness's whole check, as .ci/run runs it (root; about 17 minutes on a quiet machine, 30 beside other work; most of it emulation):
 #   boot 1 (single-threaded TCG, siw built): the native provider's conformance suite, the target's end-to-end suite
 #          and the initiator library on Soft-RoCE (rxe), our initiator against LIO, and the soft provider against the
 #          kernel's siw with rping, both directions;
