@@ -50,11 +50,12 @@ ibsrp_start_target() {
   echo "target not ready after 180 s"; return 1
 }
 
-# the add_target line: what the daemon printed, plus this port's initiator_ext and source address
+# ib_srp's add_target: the target $1 (id_ext, ioc_guid, dest; default: the line our daemon printed), plus this port's
+# initiator_ext and source address
 ibsrp_add_target() {
-  local gid0 g line
+  local gid0 g line=${1:-}
   gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
-  line=$(grep -o 'echo id_ext=[^ ]*' $IBSRP_LOG | tail -1 | sed 's/^echo //')
+  [ -n "$line" ] || line=$(grep -o 'echo id_ext=[^ ]*' $IBSRP_LOG | tail -1 | sed 's/^echo //')
   [ -n "$line" ] || { echo "no add_target line in the target's log"; return 1; }
   # max_sect=2048: 1 MiB commands (ib_srp's default is 512 KiB), so 1 MiB I/O goes as one multi-descriptor command
   echo "$line,initiator_ext=${g:0:16},src=192.0.2.15,max_sect=2048" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
@@ -183,6 +184,13 @@ ibsrp_readd() (
   ibsrp_patterns check "before the remote port was deleted and added again"
 )
 
+# waits up to 30 s for process $1 to end; fails if it is still there
+ibsrp_wait_gone() {
+  local i
+  for i in $(seq 1 60); do kill -0 $1 2>/dev/null || return 0; sleep 0.5; done
+  return 1
+}
+
 # the target process stopped by signal $1 and started again while ib_srp stays attached: ib_srp reconnects after
 # its reconnect_delay (set to 1 s) and the disks keep their data
 ibsrp_restart() (
@@ -192,8 +200,7 @@ ibsrp_restart() (
   pid=$(cat $IBSRP_DIR/target.pid)
   started=$(grep -c '^reach it' $IBSRP_LOG)
   kill -$1 $pid
-  for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
-  ! kill -0 $pid 2>/dev/null || { echo "the target did not stop on SIG$1"; exit 1; }
+  ibsrp_wait_gone $pid || { echo "the target did not stop on SIG$1"; exit 1; }
   ibsrp_start_target $((started + 1))
   for i in $(seq 1 120); do
     grep -q running /sys/class/srp_remote_ports/*/state 2>/dev/null \
@@ -211,8 +218,7 @@ ibsrp_down() (
   local p
   for p in /sys/class/srp_remote_ports/*; do [ -e $p/delete ] && echo 1 > $p/delete; done
   kill -TERM $(cat $IBSRP_DIR/target.pid)
-  wait_gone() { local i; for i in $(seq 1 60); do kill -0 $1 2>/dev/null || return 0; sleep 0.5; done; return 1; }
-  wait_gone $(cat $IBSRP_DIR/target.pid)
+  ibsrp_wait_gone $(cat $IBSRP_DIR/target.pid)
 )
 
 

@@ -16,11 +16,9 @@ COMPARE_ROUNDS=${COMPARE_ROUNDS:-3}
 compare_lio_up() (
   set -eo pipefail
   lio_up
-  local ioc gid0 g i
+  local ioc i
   ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
-  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
-  echo "id_ext=$ioc,ioc_guid=$ioc,initiator_ext=${g:0:16},src=192.0.2.15,dest=192.0.2.15:$LIO_PORT,max_sect=2048" \
-    > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  ibsrp_add_target "id_ext=$ioc,ioc_guid=$ioc,dest=192.0.2.15:$LIO_PORT"
   for i in $(seq 1 60); do [ -b "$(ibsrp_dev 0 LIO-ORG)" ] && break; sleep 0.5; done
   [ -b "$(ibsrp_dev 0 LIO-ORG)" ] || { echo "LIO's disk did not appear"; exit 1; }
   echo "LIO: $(ibsrp_dev 0 LIO-ORG); ours: memory $(ibsrp_dev 4), file $(ibsrp_dev 0)"
