@@ -23,10 +23,14 @@ final class InboundStream {
     /**
      * While an application thread spins on this QP's completion queues, it reads the stream itself (see
      * {@link SoftCompletionQueue#POLL_PROGRESS}); waking the agent for every message as well would only steal its
-     * core. So the agent stops watching for input and looks again every {@link #POLL_HANDOFF_NANOS}: when the
-     * spinning has stopped it watches the socket again (at most that long later).
+     * core. So the agent stops watching for input and looks again every {@code pollHandOffNanos} (1 ms): when the
+     * spinning has stopped it watches the socket again (at most that long later). A poller that goes to sleep on
+     * the CQ's completion channel ends the hand-off at once ({@link #pollerSleeping}); else its wake-up would wait
+     * for this timer (it did: 1 ms per I/O for initiators and targets waiting on events).
+     *
+     * <p>Not final so that a test can lengthen it and see that nothing waits for it.
      */
-    private static final long POLL_HANDOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static long pollHandOffNanos = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long POLLING_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final SoftConnectedQueuePair qp;
@@ -38,8 +42,12 @@ final class InboundStream {
     volatile FpduReader reader;
     /** Receive ownership: the I/O agent and polling threads ({@link #progress}) take turns reading the stream. */
     final AtomicBoolean rxOwner = new AtomicBoolean();
-    /** When the agent next looks whether the CQs are still polled; Long.MAX_VALUE while it watches the socket. */
-    long handOffDeadline = Long.MAX_VALUE;
+    /**
+     * When the agent next looks whether the CQs are still polled; Long.MAX_VALUE while it watches the socket.
+     * Written by the agent, and by a poller going to sleep ({@link #pollerSleeping}: due now); volatile, as both
+     * sides write it and then read the other's state (the CQ's poll clock), so one of them sees the other.
+     */
+    volatile long handOffDeadline = Long.MAX_VALUE;
     /** Reads that returned bytes; the liveness sweep compares it with its last look (no clock read per read). */
     long readsWithBytes;
 
@@ -67,8 +75,35 @@ final class InboundStream {
 
     private void handOffToPoller(final SelectionKey readyKey) {
         readyKey.interestOpsAnd(~SelectionKey.OP_READ);
-        handOffDeadline = System.nanoTime() + POLL_HANDOFF_NANOS;
+        handOffDeadline = System.nanoTime() + pollHandOffNanos;
         qp.agent.armTimer(qp);
+        recheckPoller();
+    }
+
+    /**
+     * Agent, after setting a later {@link #handOffDeadline}: if the poller went to sleep meanwhile, its
+     * {@link #pollerSleeping} may have run before that write and been overwritten, so the hand-off ends now
+     * (on this duty cycle's timers).
+     */
+    private void recheckPoller() {
+        if (!pollerActive(System.nanoTime())) {
+            handOffDeadline = System.nanoTime();
+        }
+    }
+
+    /**
+     * A thread that polled the QP's CQs has armed one to sleep on its completion channel: if the agent left the
+     * reading to it, the agent takes it back now (its next duty cycle), not when the hand-off timer runs out.
+     * Called after the CQ's poll clock says "not spinning" ({@link SoftCompletionQueue#requestNotify}).
+     */
+    void pollerSleeping() {
+        if (handOffDeadline != Long.MAX_VALUE) {
+            handOffDeadline = System.nanoTime();
+            final IoAgent agent = qp.agent;
+            if (agent != null) {
+                agent.wakeup();
+            }
+        }
     }
 
     /** Agent timer: still polled? look again later; else watch the socket again and read what waits. */
@@ -76,8 +111,9 @@ final class InboundStream {
         if (now - handOffDeadline < 0) {
             return 0;
         }
-        if (qp.recvCq.spunOnWithin(now, POLLING_WINDOW_NANOS) || qp.sendCq.spunOnWithin(now, POLLING_WINDOW_NANOS)) {
-            handOffDeadline = now + POLL_HANDOFF_NANOS;
+        if (pollerActive(now)) {
+            handOffDeadline = now + pollHandOffNanos;
+            recheckPoller();
             return 0;
         }
         handOffDeadline = Long.MAX_VALUE;

@@ -262,7 +262,19 @@ final class SoftCompletionQueue implements CompletionQueue {
             throw new VerbsException(VerbsException.EINVAL, "this CQ has no completion channel");
         }
         armed.set(solicitedOnly ? ARM_SOLICITED : ARM_NEXT);
+        // The caller is about to sleep: it no longer counts as spinning, and the agents read for it again.
+        lastPoll = Long.MIN_VALUE / 2;
+        pollInterval = NOT_SPINNING_INTERVAL_NANOS;
+        for (final SoftQueuePair qp : members) {
+            qp.pollerSleeping();
+        }
     }
+
+    /**
+     * The poll interval an armed CQ starts again from: a thread must then poll some 35 times, 1 µs apart, before
+     * it counts as spinning again (the average moves an eighth of the way per empty poll).
+     */
+    private static final long NOT_SPINNING_INTERVAL_NANOS = 1_000_000L;
 
     @Override
     public void close() {

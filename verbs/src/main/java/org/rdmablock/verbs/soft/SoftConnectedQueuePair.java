@@ -165,6 +165,14 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
         }
     }
 
+    @Override
+    void pollerSleeping() {
+        final InboundStream stream = inbound;
+        if (stream != null) {
+            stream.pollerSleeping();
+        }
+    }
+
     // ============================================================================================ the I/O agent
 
     @Override

@@ -193,6 +193,10 @@ abstract sealed class SoftQueuePair implements QueuePair permits SoftConnectedQu
     void progress() {
     }
 
+    /** A thread polling this QP's CQ is going to sleep on its completion channel (see {@link InboundStream#pollerSleeping}). */
+    void pollerSleeping() {
+    }
+
     // ---- state -----------------------------------------------------------------------------------------------
 
     @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
@@ -26,15 +27,24 @@ final class ScriptedConnection implements AutoCloseable {
     final Arena arena = Arena.ofShared();
     final WirePeer peer = new WirePeer();
     final CompletionQueue cq;
+    /** The CQ's completion channel, when asked for; else null. */
+    final CompletionChannel channel;
     final QueuePair qp;
     final ProtectionDomain pd;
     final ConnectionId id;
 
     /** Connects with {@code parameters}; {@code beforeConnect} may set QP attributes first; the peer grants {@code peerDepth} reads. */
     ScriptedConnection(final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect, final int peerDepth) throws Exception {
+        this(parameters, beforeConnect, peerDepth, false);
+    }
+
+    /** As above; {@code withChannel}: the CQ gets a completion channel ({@link #channel}). */
+    ScriptedConnection(final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect, final int peerDepth,
+                       final boolean withChannel) throws Exception {
         final DeviceContext context = provider.devices().getFirst().open();
         pd = context.allocateProtectionDomain();
-        cq = context.createCompletionQueue(64, null);
+        channel = withChannel ? context.createCompletionChannel() : null;
+        cq = context.createCompletionQueue(64, channel);
         id = provider.connectionManager().resolve(peer.address(), TIMEOUT);
         qp = id.createQueuePair(pd, QueuePairInitAttributes.of(QueuePairType.RC, cq));
         beforeConnect.accept(qp);
