@@ -5,8 +5,11 @@
 # flips every round) so that both see the same machine load; with several rounds the table shows medians.
 #
 #   tools/bench/compare-nbdkit.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G] [--ours "ARGS"]
+#                                 [--target "TOML"] [--rows REGEX]
 #
-# --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events").
+# --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events"); --target adds lines to
+# the target's config (e.g. --target $'[pipeline]\ncompletions = "event"'); --rows keeps the rows whose name
+# matches the (grep -E) pattern, e.g. --rows 'QD1$'.
 # Installs fio and nbdkit with apt-get when they are missing (sudo when not root). Prints one markdown table:
 # IOPS, MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and ours/nbdkit (IOPS).
 set -euo pipefail
@@ -16,6 +19,8 @@ ramp=1
 rounds=3
 size=1G
 ours_args=""
+target_extra=""
+row_filter=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --runtime) runtime="$2"; shift 2 ;;
@@ -23,7 +28,9 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --size) size="$2"; shift 2 ;;
     --ours) ours_args="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --target) target_extra="$2"; shift 2 ;;
+    --rows) row_filter="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,7 +58,9 @@ trap 'exit 130' INT TERM
 start_target "$root" "$work" "[[lun]]
 number = 0
 backend = \"memory\"
-size = \"${size}iB\""
+size = \"${size}iB\"
+
+$target_extra"
 
 nport="$(free_port)"
 nbdkit -f -i 127.0.0.1 -p "$nport" memory "$size" > "$work/nbdkit.log" 2>&1 &
@@ -93,6 +102,9 @@ rows=(
 for round in $(seq 1 "$rounds"); do
   for row in "${rows[@]}"; do
     IFS='|' read -r name rw bs depth <<< "$row"
+    if [ -n "$row_filter" ] && ! grep -qE -- "$row_filter" <<< "$name"; then
+      continue
+    fi
     order=(ours nbdkit)
     if [ $((round % 2)) = 0 ]; then order=(nbdkit ours); fi
     for who in "${order[@]}"; do
@@ -108,6 +120,10 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 echo "load after: $(uptime)" >&2
+if [ ! -s "$work/results.tsv" ]; then
+  echo "no row matches --rows '$row_filter'" >&2
+  exit 2
+fi
 
 python3 - "$work/results.tsv" "$runtime" "$ramp" "$rounds" <<'PY'
 import json, statistics, sys

@@ -232,6 +232,11 @@ final class InitiatorChannel implements Runnable {
         thread.start();
     }
 
+    /** The agent thread. */
+    Thread thread() {
+        return thread;
+    }
+
     /**
      * Submitting thread: claims a ring slot, waiting while the ring is full of unanswered requests. A callback (this
      * channel's own thread, the only one that frees slots) must not wait: it gets an {@link IllegalStateException}.
@@ -292,14 +297,14 @@ final class InitiatorChannel implements Runnable {
             }
             if (work > 0) {
                 idle = 0;
-            } else if (events != null && ++idle >= SPINS_BEFORE_YIELD) {
+            } else if (++idle < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else if (events != null) {
+                // sleeps only in the event channel, where a completion or a submission's wakeup ends the sleep (a
+                // park here would outlast a submission: its wakeup goes to the event channel, not to the park)
                 idle = awaitEvent() ? 0 : idle;
-            } else if (events == null && ++idle < SPINS_BEFORE_YIELD || inFlight() > 0) {
-                if (idle >= SPINS_BEFORE_YIELD) {
-                    Thread.yield(); // commands in flight: their responses come soon
-                } else {
-                    Thread.onSpinWait();
-                }
+            } else if (inFlight() > 0) {
+                Thread.yield(); // commands in flight: their responses come soon
             } else {
                 parked = true;
                 if (!ring.isAvailable(nextToStart) && current == null) {

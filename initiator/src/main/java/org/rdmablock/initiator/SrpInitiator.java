@@ -214,6 +214,11 @@ public final class SrpInitiator implements AutoCloseable {
         void fill(IoRequest request);
     }
 
+    /** Channel {@code index}'s agent thread (tests look at how it waits). */
+    Thread channelThread(final int index) {
+        return channels.get(index).thread();
+    }
+
     private InitiatorChannel pick() {
         final int n = channels.size();
         if (n == 1) {
