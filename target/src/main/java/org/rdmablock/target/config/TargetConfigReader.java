@@ -308,7 +308,7 @@ public final class TargetConfigReader {
         Integer ringSize = value(t, "ring_size", PipelineConfig.DEFAULT_RING_SIZE,
                 "a power of two from 1 to " + RING_SIZE_LIMIT,
                 n -> inRange(n, 1, RING_SIZE_LIMIT) && Integer.bitCount(n.intValue()) == 1 ? n.intValue() : null);
-        Integer backendThreads = integer(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS, 1,
+        Integer backendThreads = integer(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS, 0,
                 BACKEND_THREADS_LIMIT);
         ReceiveQueueMode receiveQueue = choice(t, "receive_queue", PipelineConfig.DEFAULT_RECEIVE_QUEUE,
                 RECEIVE_QUEUES);

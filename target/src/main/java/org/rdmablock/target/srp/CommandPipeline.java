@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * The target's data path, in one file: completions from the {@link CompletionPoller} enter a Disruptor ring; the
  * <b>intake</b> stage (one thread) decodes each IU, takes a {@link CommandSlot} and a data buffer run for it, and
  * either fetches the data-out by RDMA READ or marks it ready; the <b>backend</b> stage ({@code backendThreads}
- * threads, each taking the slots whose index falls to it) executes the SCSI command on its logical unit, straight
+ * threads, each taking the slots whose index falls to it; with 0 the intake thread itself, inline) executes the SCSI
+ * command on its logical unit, straight
  * into or out of the registered data buffer, and posts the data-in RDMA WRITEs and the SRP_RSP SEND as one chain.
  * The response's send completion comes back through the ring, and the intake stage frees the slot.
  *
@@ -108,6 +109,12 @@ final class CommandPipeline implements AutoCloseable {
     /** The tag is opaque: read in native order, as the SRP codecs do. */
     private static final java.lang.foreign.ValueLayout.OfLong TAG = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
     private final Intake intake;
+    /**
+     * With {@code backendThreads} 0: the backend stage the intake thread runs on each event it made ready, right
+     * after handling it (no hand-off to another thread: the lowest latency for memory LUNs and files in the page
+     * cache; a slow backend call holds up every channel meanwhile). Null otherwise.
+     */
+    private final BackendStage inlineBackend;
     /** Commands answered, for statistics and tests. */
     final AtomicLong commandsCompleted = new AtomicLong();
     /** What the intake stage records each command into. */
@@ -137,11 +144,18 @@ final class CommandPipeline implements AutoCloseable {
         this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxChannels);
         this.disruptor = new Disruptor<>(PipelineEvent::new, ringSize, Thread.ofPlatform().daemon().name("srp-pipeline-", 0).factory(),
                 ProducerType.SINGLE, sleepWhenIdle ? sleepingStages() : new SleepingWaitStrategy());
-        final BackendStage[] backends = new BackendStage[backendThreads];
-        for (int i = 0; i < backendThreads; i++) {
-            backends[i] = new BackendStage(i, backendThreads);
+        if (backendThreads == 0) {
+            // inline: the intake stage runs each ready command itself, so the ring has one consumer
+            this.inlineBackend = new BackendStage(0, 1);
+            disruptor.handleEventsWith(intake);
+        } else {
+            this.inlineBackend = null;
+            final BackendStage[] backends = new BackendStage[backendThreads];
+            for (int i = 0; i < backendThreads; i++) {
+                backends[i] = new BackendStage(i, backendThreads);
+            }
+            disruptor.handleEventsWith(intake).then(backends);
         }
-        disruptor.handleEventsWith(intake).then(backends);
         disruptor.setDefaultExceptionHandler(new PipelineExceptionHandler());
         this.ring = disruptor.start();
     }
@@ -309,6 +323,9 @@ final class CommandPipeline implements AutoCloseable {
                 case WorkRequestIds.RESPONSE -> responseSent(slots[event.index], event);
                 case TICK -> housekeeping(event);
                 default -> LOG.warn("unknown pipeline event kind {}", event.kind);
+            }
+            if (inlineBackend != null && event.ready != null) {
+                inlineBackend.onEvent(event, sequence, endOfBatch);
             }
         }
 

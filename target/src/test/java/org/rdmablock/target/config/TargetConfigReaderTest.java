@@ -434,7 +434,12 @@ class TargetConfigReaderTest {
                 problem("[pipeline]\nreceive_queue = \"shared\"\n").message());
         assertEquals("key 'pipeline.completions': \"busy\" is not allowed (poll or event)",
                 problem("[pipeline]\ncompletions = \"busy\"\n").message());
-        assertEquals("pipeline.backend_threads", problem("[pipeline]\nbackend_threads = 0\n").key());
+        assertEquals("pipeline.backend_threads", problem("[pipeline]\nbackend_threads = -1\n").key());
+    }
+
+    @Test
+    void zeroBackendThreadsRunCommandsInline() throws ConfigException {
+        assertEquals(0, read("[pipeline]\nbackend_threads = 0\n").pipeline().backendThreads());
     }
 
     @Test

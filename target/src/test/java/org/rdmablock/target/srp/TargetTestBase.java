@@ -60,9 +60,14 @@ abstract class TargetTestBase {
     private final List<TestInitiator> initiators = new ArrayList<>();
 
     static TargetConfig config(final int port) {
+        return config(port, 2);
+    }
+
+    /** The test target's config with {@code backendThreads} backend threads (0: commands run on the intake thread). */
+    static TargetConfig config(final int port, final int backendThreads) {
         return new TargetConfig("<test>", new ListenConfig(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(CREDITS, 8276, 1 << 20, true, 8192, MAX_CHANNELS),
-                new PipelineConfig(4096, RING_SIZE, 2, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
+                new PipelineConfig(4096, RING_SIZE, backendThreads, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());
     }
 
@@ -77,7 +82,12 @@ abstract class TargetTestBase {
                 .maxTransferBytes(1 << 20).build(), backend1));
         statistics = new TargetStatistics();
         statistics.lunsServed(List.of(0, 1));
-        target = SrpTarget.start(config(0), this::unitsFor, statistics);
+        target = SrpTarget.start(config(0, backendThreads()), this::unitsFor, statistics);
+    }
+
+    /** Backend threads of the test target (2; a subclass runs the same tests with another count). */
+    int backendThreads() {
+        return 2;
     }
 
     /** The units an initiator may see: all of them, unless a test says otherwise (null: none, the login is refused). */
