@@ -19,7 +19,8 @@ IBSRP_SIZE_MIB=64
 # a polling daemon), and one backend thread, since every sleeping stage wakes on each publish (4 KiB random I/O: 0.29
 # to 0.39 of LIO with one, 0.25 to 0.27 with the default four). The polling path runs on rxe in target-native.sh.
 IBSRP_PIPELINE=${IBSRP_PIPELINE:-'completions = "event"
-backend_threads = 1'}
+backend_threads = 0'}
+IBSRP_JAVA_OPTS=${IBSRP_JAVA_OPTS:-}  # e.g. -Drdmablock.poller.spins=2000 (CompletionPoller, CommandPipeline)
 
 ibsrp_config() {
   mkdir -p $IBSRP_DIR
@@ -37,7 +38,7 @@ ibsrp_config() {
 
 # starts the daemon; waits for its ready line (the ib_srp line it prints)
 ibsrp_start_target() {
-  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g \
+  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g $IBSRP_JAVA_OPTS \
     -cp "$IBSRP_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $IBSRP_DIR/target.toml \
     >> $IBSRP_LOG 2>&1 &
   echo $! > $IBSRP_DIR/target.pid

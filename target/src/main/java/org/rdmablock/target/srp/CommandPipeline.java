@@ -67,10 +67,16 @@ final class CommandPipeline implements AutoCloseable {
     static final int DATA_CHUNK_BYTES = 4 * 1024;
     /** How long closing waits for the stages to finish what was published. */
     static final int CLOSE_TIMEOUT_SECONDS = 10;
-    /** With event completions: how long an idle stage spins before it yields (see {@link #sleepingStages()}). */
-    static final long STAGE_SPIN_MICROS = 20;
-    /** With event completions: how long after it went idle a stage stops yielding and sleeps. */
-    static final long STAGE_YIELD_MICROS = 200;
+    /**
+     * With event completions: how long an idle stage spins before it yields (see {@link #sleepingStages()}); system
+     * property {@code rdmablock.pipeline.stageSpinMicros}, default 20.
+     */
+    static final long STAGE_SPIN_MICROS = Long.getLong("rdmablock.pipeline.stageSpinMicros", 20);
+    /**
+     * With event completions: how long after it went idle a stage stops yielding and sleeps; system property
+     * {@code rdmablock.pipeline.stageYieldMicros}, default 200.
+     */
+    static final long STAGE_YIELD_MICROS = Math.max(STAGE_SPIN_MICROS, Long.getLong("rdmablock.pipeline.stageYieldMicros", 200));
     /**
      * A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes;
      * also what the completion of an unsignaled post (work request id 0) comes as, which only an error produces.

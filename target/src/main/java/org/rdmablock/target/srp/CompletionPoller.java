@@ -22,8 +22,11 @@ final class CompletionPoller implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
     /** Completions taken per poll. */
     static final int BATCH = 64;
-    /** Empty polls spent spinning, then yielding, before the poller parks. */
-    private static final int SPINS = 200;
+    /**
+     * Empty polls spent spinning before the poller yields (busy mode) or arms the CQ and sleeps (event mode); system
+     * property {@code rdmablock.poller.spins}, default 200.
+     */
+    private static final int SPINS = Integer.getInteger("rdmablock.poller.spins", 200);
     private static final int YIELDS = 100;
     private static final long PARK_NANOS = 50_000;
     /** How often an idle poller lets the intake stage run its housekeeping. */

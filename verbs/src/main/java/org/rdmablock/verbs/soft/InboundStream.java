@@ -97,12 +97,25 @@ final class InboundStream {
      * Called after the CQ's poll clock says "not spinning" ({@link SoftCompletionQueue#requestNotify}).
      */
     void pollerSleeping() {
-        if (handOffDeadline != Long.MAX_VALUE) {
-            handOffDeadline = System.nanoTime();
+        final long deadline = handOffDeadline;
+        // a CAS, not a store: had the agent meanwhile ended the hand-off (MAX_VALUE, and possibly dropped the QP from
+        // its timers), a store would leave a deadline nobody looks at; had it set a later one, its recheckPoller
+        // sees this poller's reset clock and ends the hand-off itself
+        if (deadline != Long.MAX_VALUE && HAND_OFF_DEADLINE.compareAndSet(this, deadline, System.nanoTime())) {
             final IoAgent agent = qp.agent;
             if (agent != null) {
                 agent.wakeup();
             }
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle HAND_OFF_DEADLINE;
+
+    static {
+        try {
+            HAND_OFF_DEADLINE = java.lang.invoke.MethodHandles.lookup().findVarHandle(InboundStream.class, "handOffDeadline", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
