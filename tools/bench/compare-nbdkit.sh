@@ -5,11 +5,12 @@
 # flips every round) so that both see the same machine load; with several rounds the table shows medians.
 #
 #   tools/bench/compare-nbdkit.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G] [--ours "ARGS"]
-#                                 [--target "TOML"] [--rows REGEX]
+#                                 [--pipeline "TOML"] [--rows REGEX]
 #
-# --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events"); --target adds lines to
-# the target's config (e.g. --target $'[pipeline]\ncompletions = "event"'); --rows keeps the rows whose name
-# matches the (grep -E) pattern, e.g. --rows 'QD1$'.
+# --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events"); --pipeline is the
+# target's [pipeline] section (default "backend_threads = 0": a memory LUN never blocks, so the intake thread runs
+# each command itself; e.g. --pipeline $'backend_threads = 4\ncompletions = "event"'); --rows keeps the rows whose
+# name matches the (grep -E) pattern, e.g. --rows 'QD1$'.
 # Installs fio and nbdkit with apt-get when they are missing (sudo when not root). Prints one markdown table:
 # IOPS, MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and ours/nbdkit (IOPS).
 set -euo pipefail
@@ -19,7 +20,7 @@ ramp=1
 rounds=3
 size=1G
 ours_args=""
-target_extra=""
+pipeline="backend_threads = 0"
 row_filter=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,9 +29,9 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --size) size="$2"; shift 2 ;;
     --ours) ours_args="$2"; shift 2 ;;
-    --target) target_extra="$2"; shift 2 ;;
+    --pipeline) pipeline="$2"; shift 2 ;;
     --rows) row_filter="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -60,7 +61,8 @@ number = 0
 backend = \"memory\"
 size = \"${size}iB\"
 
-$target_extra"
+[pipeline]
+$pipeline"
 
 nport="$(free_port)"
 nbdkit -f -i 127.0.0.1 -p "$nport" memory "$size" > "$work/nbdkit.log" 2>&1 &
