@@ -3,6 +3,7 @@ package org.rdmablock.target;
 import org.rdmablock.target.backend.BackendFactory;
 import org.rdmablock.target.config.ConfigChange;
 import org.rdmablock.target.config.ConfigException;
+import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TargetConfigReader;
 import org.rdmablock.target.metrics.PrometheusEndpoint;
@@ -172,6 +173,11 @@ public final class TargetMain implements Callable<Integer> {
         out.printf("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
                 cfg.identity().iocGuid());
         inventory.describe().forEach(line -> out.println("  " + line));
+        final var pipeline = cfg.pipeline();
+        out.printf("pipeline: completions %s, %s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
+                        ? "by event (sleeps when idle)" : "by polling",
+                pipeline.backendThreads() == 0 ? "commands run on the intake thread (backend_threads = 0)"
+                        : pipeline.backendThreads() + " backend thread(s)");
         if (endpoint != null) {
             out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
         }
