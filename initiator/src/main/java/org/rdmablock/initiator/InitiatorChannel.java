@@ -256,6 +256,9 @@ final class InitiatorChannel implements Runnable {
     /** Submitting thread: hands the filled request over and wakes the agent if it sleeps. */
     void publish(final long sequence) {
         ring.publish(sequence);
+        // Dekker with the agent's "parked = true, then look at the ring": the ring's release store must be visible
+        // before `parked` is read, or both may miss the other and the request waits out the agent's sleep
+        java.lang.invoke.VarHandle.fullFence();
         if (parked) {
             wake();
         }

@@ -178,6 +178,13 @@ final class SoftCompletionQueue implements CompletionQueue {
         WorkCompletions.write(ring, (long) slot * WorkCompletions.ENTRY_SIZE, wrId, status, opcode, byteLen, immOrRkey,
             qpNum, srcQp, flags);
         PUBLISHED.setRelease(published, slot, sequence);
+        if (channel == null) {
+            return;
+        }
+        // Dekker with requestNotify's arm-then-poll: the publish above must be visible before `armed` is read, or this
+        // thread may see the CQ unarmed while the poller's last poll misses the entry, and the poller sleeps with a
+        // completion waiting (a release store may pass a later load; CompletionWakeupRaceTest caught it)
+        VarHandle.fullFence();
         final int arm = armed.get();
         if (arm != ARM_NONE && (arm == ARM_NEXT || solicited || status != 0) && armed.compareAndSet(arm, ARM_NONE)) {
             channel.signal(this);
