@@ -310,6 +310,7 @@ final class InitiatorChannel implements Runnable {
                 Thread.yield(); // commands in flight: their responses come soon
             } else {
                 parked = true;
+                java.lang.invoke.VarHandle.fullFence(); // the other half of publish()'s fence: parked before the ring's look
                 if (!ring.isAvailable(nextToStart) && current == null) {
                     LockSupport.parkNanos(this, PARK_NANOS);
                 }

@@ -3,6 +3,7 @@ package org.rdmablock.target;
 import org.rdmablock.target.backend.BackendFactory;
 import org.rdmablock.target.config.ConfigChange;
 import org.rdmablock.target.config.ConfigException;
+import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TargetConfigReader;
@@ -134,6 +135,7 @@ public final class TargetMain implements Callable<Integer> {
             }
         }
         banner(cfg, inventory, target, endpoint);
+        warnIfInlineBlocks(cfg);
         stopped.await();
         return 0;
     }
@@ -187,6 +189,27 @@ public final class TargetMain implements Callable<Integer> {
                 config != null ? "; SIGHUP re-reads " + config : "");
         out.flush();
     }
+
+    /**
+     * {@code backend_threads = 0} runs each command on the intake thread: right for memory and null LUNs, but a file
+     * or RocksDB call that blocks (an fsync on a slow disk) holds up every channel, and {@code timeouts.command} cannot
+     * answer it meanwhile. Said once at start, naming the LUNs.
+     */
+    private static void warnIfInlineBlocks(final TargetConfig cfg) {
+        if (cfg.pipeline().backendThreads() != 0) {
+            return;
+        }
+        final String blocking = cfg.luns().stream()
+                .filter(l -> l.backend() == LunConfig.BackendKind.FILE || l.backend() == LunConfig.BackendKind.ROCKSDB)
+                .map(l -> String.valueOf(l.number())).collect(java.util.stream.Collectors.joining(", "));
+        if (!blocking.isEmpty()) {
+            LOG.warn(INLINE_BLOCKING, blocking);
+        }
+    }
+
+    /** The start-up warning of {@link #warnIfInlineBlocks}; {} is the LUN numbers. */
+    static final String INLINE_BLOCKING = "backend_threads = 0: LUN(s) {} (file / rocksdb) run on the intake thread;"
+            + " a backend call that blocks holds up every channel, and timeouts.command cannot answer it meanwhile";
 
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */
     static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"

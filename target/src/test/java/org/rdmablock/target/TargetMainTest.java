@@ -76,6 +76,29 @@ class TargetMainTest {
     }
 
     @Test
+    void warnsWhenAnInlinePipelineServesABlockingBackend() throws Exception {
+        try (LogCapture log = new LogCapture(TargetMain.class)) {
+            final Daemon daemon = start("""
+                    [pipeline]
+                    backend_threads = 0
+                    [[lun]]
+                    number = 0
+                    backend = "memory"
+                    size = "1MiB"
+                    [[lun]]
+                    number = 2
+                    path = "lun2.img"
+                    size = "1MiB"
+                    """);
+            assertTrue(daemon.banner().contains("commands run on the intake thread (backend_threads = 0)"), daemon.banner());
+            final String line = log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(10));
+            assertTrue(line.contains("LUN(s) 2 (file / rocksdb)"), line);
+            daemon.main().stop();
+            assertEquals(0, daemon.exit().get(20, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void servesItsMetricsAndLogsASummaryLine() throws Exception {
         try (LogCapture log = new LogCapture(SummaryLine.class)) {
             final Daemon daemon = start("""

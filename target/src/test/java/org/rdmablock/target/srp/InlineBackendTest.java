@@ -2,8 +2,7 @@ package org.rdmablock.target.srp;
 
 /**
  * {@link ScsiCommandsTest} again with {@code backend_threads = 0}: the intake thread runs every command itself
- * (there is no backend stage to hand it to, so a command the intake did not run would never be answered), held
- * completions (LUN 0's gate) included.
+ * (there is no backend stage to hand it to, so a command the intake did not run would never be answered).
  */
 class InlineBackendTest extends ScsiCommandsTest {
     @Override
