@@ -1,11 +1,16 @@
 package org.rdmablock.verbs.soft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,12 +25,17 @@ import org.rdmablock.verbs.WorkCompletions;
  * arms the CQ and sleeps on the completion channel, the agent must read again at once. It used to wait for the
  * hand-off timer (1 ms), which every initiator and target waiting on events paid per I/O. Here the timer is set to
  * a minute, so a message that only the timer would deliver misses the 10 s wait.
+ *
+ * <p>The peer sends from its own thread while this one spins without a gap: the agent hands off only when the CQ
+ * was polled within the last 50 µs, which a sender on the polling thread itself (a socket write between polls) did
+ * not reliably give on a loaded machine.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PollerSleepHandOffTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final int RECEIVES = 32;
     private static final int SIZE = 64;
+    private static final byte LAST = (byte) 0x5a;
 
     @Test
     void aPollerThatGoesToSleepGetsTheNextMessageWithoutTheHandOffTimer() throws Exception {
@@ -34,57 +44,74 @@ class PollerSleepHandOffTest {
         try (ScriptedConnection c = new ScriptedConnection(ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
             final MemoryRegion buffers = c.register(RECEIVES * SIZE);
             for (int i = 0; i < RECEIVES; i++) {
-                final ReceiveWorkRequest wr = new ReceiveWorkRequest().wrId(i);
-                wr.sgl().add(buffers, (long) i * SIZE, SIZE);
-                c.qp.postReceive(wr);
+                postReceive(c, buffers, i);
             }
             final InboundStream inbound = ((SoftConnectedQueuePair) c.qp).inbound;
             final WorkCompletions wc = new WorkCompletions(RECEIVES);
 
-            // Spin on the CQ while the peer sends, until the agent has seen input and left the reading to us.
-            int sent = 0;
-            int received = 0;
+            // Spin on the CQ while the peer sends (never more than the receives posted), until the agent has seen
+            // input and left the reading to us.
+            final AtomicBoolean handedOff = new AtomicBoolean();
+            final AtomicInteger sent = new AtomicInteger();
+            final AtomicInteger received = new AtomicInteger();
+            final AtomicReference<Throwable> senderFailure = new AtomicReference<>();
             final long deadline = System.nanoTime() + WAIT.toNanos();
-            while (inbound.handOffDeadline == Long.MAX_VALUE && sent < RECEIVES - 1 && System.nanoTime() < deadline) {
-                c.peer.sendSend(new byte[] {(byte) sent});
-                sent++;
-                received += spinUntil(c, wc, sent - received);
+            final Thread sender = Thread.ofPlatform().name("peer-sender").start(() -> {
+                try {
+                    while (!handedOff.get() && System.nanoTime() < deadline) {
+                        if (sent.get() - received.get() < RECEIVES / 2) {
+                            c.peer.sendSend(new byte[] {(byte) sent.get()});
+                            sent.incrementAndGet();
+                        }
+                        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+                    }
+                } catch (final Throwable t) {
+                    senderFailure.set(t);
+                }
+            });
+            while (inbound.handOffDeadline == Long.MAX_VALUE && sender.isAlive() && System.nanoTime() < deadline) {
+                received.addAndGet(pollAndRepost(c, buffers, wc));
             }
-            assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline,
-                "the agent never handed the reading to the spinning poller (" + sent + " messages)");
-            assertEquals(sent, received, "messages received while spinning");
+            final boolean gotHandOff = inbound.handOffDeadline != Long.MAX_VALUE;
+            handedOff.set(true);
+            sender.join(WAIT.toMillis());
+            assertEquals(null, senderFailure.get(), "the peer's sends");
+            assertTrue(gotHandOff, "the agent never handed the reading to the spinning poller (" + sent.get() + " messages)");
+            // what was sent before the sender stopped, read while this thread keeps spinning
+            while (received.get() < sent.get() && System.nanoTime() < deadline) {
+                received.addAndGet(pollAndRepost(c, buffers, wc));
+            }
+            assertEquals(sent.get(), received.get(), "messages received while spinning");
 
             // Now sleep as an event-driven poller does: arm, poll once more, wait on the channel.
             c.cq.requestNotify(false);
             assertEquals(0, c.cq.poll(wc, RECEIVES));
-            c.peer.sendSend(new byte[] {(byte) 0x5a});
+            c.peer.sendSend(new byte[] {LAST});
             assertSame(c.cq, c.channel.awaitEvent(WAIT),
                 "the message waited for the hand-off timer: nobody read the socket while the poller slept");
             assertEquals(1, c.cq.poll(wc, RECEIVES));
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
-            assertEquals(sent, wc.wrId(0));
             assertEquals(1, wc.byteLength(0));
-            assertEquals((byte) 0x5a, buffers.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, (long) sent * SIZE));
+            assertEquals(LAST, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
         } finally {
             InboundStream.pollHandOffNanos = saved;
         }
     }
 
-    /** Polls without pause until {@code expected} completions came (or the wait ran out); returns how many came. */
-    private static int spinUntil(final ScriptedConnection c, final WorkCompletions wc, final int expected) {
-        int got = 0;
-        final long deadline = System.nanoTime() + WAIT.toNanos();
-        while (got < expected && System.nanoTime() < deadline) {
-            final int n = c.cq.poll(wc, RECEIVES);
-            for (int i = 0; i < n; i++) {
-                assertEquals(WcStatus.SUCCESS, wc.status(i), wc.toString(i));
-            }
-            got += n;
+    /** One poll; every receive completed goes back on the queue with the same buffer slot. Returns how many came. */
+    private static int pollAndRepost(final ScriptedConnection c, final MemoryRegion buffers, final WorkCompletions wc) {
+        final int n = c.cq.poll(wc, RECEIVES);
+        for (int i = 0; i < n; i++) {
+            assertEquals(WcStatus.SUCCESS, wc.status(i), wc.toString(i));
+            assertTrue(wc.wrId(i) >= 0 && wc.wrId(i) < RECEIVES, wc.toString(i));
+            postReceive(c, buffers, (int) wc.wrId(i));
         }
-        // a few more empty polls, so that the poll clock reads "spinning" when the next message comes
-        for (int i = 0; i < 64; i++) {
-            got += c.cq.poll(wc, RECEIVES);
-        }
-        return got;
+        return n;
+    }
+
+    private static void postReceive(final ScriptedConnection c, final MemoryRegion buffers, final int slot) {
+        final ReceiveWorkRequest wr = new ReceiveWorkRequest().wrId(slot);
+        wr.sgl().add(buffers, (long) slot * SIZE, SIZE);
+        c.qp.postReceive(wr);
     }
 }
