@@ -8,7 +8,7 @@
 #                                 [--pipeline "TOML"] [--rows REGEX]
 #
 # --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events"); --pipeline is the
-# target's [pipeline] section (default "backend_threads = 0": a memory LUN never blocks, so the intake thread runs
+# target's [pipeline] section (default "backend_threads = 0": a memory LUN never blocks, so the poller thread runs
 # each command itself; e.g. --pipeline $'backend_threads = 4\ncompletions = "event"'); --rows keeps the rows whose
 # name matches the (grep -E) pattern, e.g. --rows 'QD1$'.
 # Installs fio and nbdkit with apt-get when they are missing (sudo when not root). Prints one markdown table:

@@ -14,7 +14,7 @@
 #                        [--rows "randread-4k-qd1 ..."] [--pipeline "TOML"]
 #
 # --pipeline is our target's [pipeline] section (default "backend_threads = 0": the LUN's file is in the page cache,
-# as nbdkit's is, so the intake thread runs each command itself rather than hand it to a backend thread).
+# as nbdkit's is, so the poller thread runs each command itself rather than hand it to a backend thread).
 #
 # Installs fio, nbdkit, libnbd-bin (nbdfuse), fuse3 and python3 with apt-get when missing (sudo unless root).
 set -euo pipefail

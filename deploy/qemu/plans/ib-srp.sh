@@ -16,7 +16,7 @@ IBSRP_SIZE_MIB=64
 # also checks that the target fits its channels to the device). [pipeline] is set for a machine of two CPUs, which the
 # guest is: completions "event", since the default busy polling (one spinning poller, five spinning pipeline stages)
 # takes the CPU the kernel's rxe, ib_srp and fio need (fio against LIO in the same boot ran 2 to 10 times slower beside
-# a polling daemon), and no backend thread (backend_threads = 0: the intake thread runs each command), since every
+# a polling daemon), and no backend thread (backend_threads = 0: the poller thread runs each command), since every
 # sleeping stage wakes on each publish (4 KiB random I/O, same boot: 0.39 - 0.48 of LIO with none, 0.40 - 0.46 with
 # one; 0.25 - 0.27 with the default four, an earlier boot). The polling path runs on rxe in target-native.sh.
 IBSRP_PIPELINE=${IBSRP_PIPELINE:-'completions = "event"

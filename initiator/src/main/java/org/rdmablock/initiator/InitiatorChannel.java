@@ -50,6 +50,10 @@ import java.util.logging.Logger;
  * gating sequence advances over requests once they are called back, in order, so a submitter waits only when a whole
  * ring of requests is unanswered. Nothing is allocated per I/O: requests, commands, IUs, bounce buffers and work
  * requests are made when the channel is.
+ *
+ * <p>With {@link InitiatorConfig.Waiting#CALLER} the channel has no thread: whoever calls {@link #drive} runs one duty
+ * cycle (one thread at a time: a CAS on {@link #driver}, a thread that finds another driving goes on), so an
+ * application thread that submits and polls does the whole I/O itself, with no hand-off to another thread.
  */
 final class InitiatorChannel implements Runnable {
     private static final Logger LOG = Logger.getLogger(InitiatorChannel.class.getName());
@@ -127,7 +131,10 @@ final class InitiatorChannel implements Runnable {
     private final SrpCreditResponse creditResponse = new SrpCreditResponse();
     private final SrpAerResponse aerResponse = new SrpAerResponse();
 
+    /** The agent thread; null when the callers drive the channel ({@link InitiatorConfig.Waiting#CALLER}). */
     private final Thread thread;
+    /** The thread now running a duty cycle of a caller-driven channel, or null. */
+    private volatile Thread driver;
     private volatile boolean running = true;
     private volatile boolean parked;
     /** Set by the connection's disconnect handler (a provider thread); the agent fails what is in flight. */
@@ -169,7 +176,7 @@ final class InitiatorChannel implements Runnable {
      */
     InitiatorChannel(final int index, final Link link, final ChannelMemory memory, final int queueDepth, final int ringSize,
                      final int sendQueueSize, final boolean merge, final boolean readPriority, final Faults faults,
-                     final CompletionChannel events, final Reconnector reconnector) {
+                     final CompletionChannel events, final Reconnector reconnector, final boolean ownThread) {
         this.index = index;
         this.connection = link.connection();
         this.queuePair = link.queuePair();
@@ -206,7 +213,7 @@ final class InitiatorChannel implements Runnable {
         }
         this.ring = RingBuffer.createMultiProducer(IoRequest::new, ringSize);
         ring.addGatingSequences(answered);
-        this.thread = Thread.ofPlatform().daemon().name("srp-initiator-" + index).unstarted(this);
+        this.thread = ownThread ? Thread.ofPlatform().daemon().name("srp-initiator-" + index).unstarted(this) : null;
     }
 
     /** A logged-in connection: what a login (or a reconnect) hands the channel. */
@@ -229,10 +236,12 @@ final class InitiatorChannel implements Runnable {
     }
 
     void start() {
-        thread.start();
+        if (thread != null) {
+            thread.start();
+        }
     }
 
-    /** The agent thread. */
+    /** The agent thread (null when the callers drive the channel). */
     Thread thread() {
         return thread;
     }
@@ -242,6 +251,9 @@ final class InitiatorChannel implements Runnable {
      * channel's own thread, the only one that frees slots) must not wait: it gets an {@link IllegalStateException}.
      */
     long claim() {
+        if (thread == null) {
+            return claimDriving();
+        }
         if (Thread.currentThread() == thread) {
             try {
                 return ring.tryNext();
@@ -251,6 +263,49 @@ final class InitiatorChannel implements Runnable {
             }
         }
         return ring.next();
+    }
+
+    /** Caller-driven: claims a slot; while the ring is full, drives the channel (which answers and frees slots). */
+    private long claimDriving() {
+        while (true) {
+            try {
+                return ring.tryNext();
+            } catch (com.lmax.disruptor.InsufficientCapacityException e) {
+                if (driver == Thread.currentThread()) {
+                    throw new IllegalStateException("channel " + index + "'s ring is full of unanswered requests: a"
+                            + " callback cannot wait for room, since the poll that runs it makes it; submit after it returns");
+                }
+                if (drive() == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
+    /**
+     * Caller-driven: one duty cycle on the calling thread (sends what was submitted, takes the answers and calls their
+     * callbacks here, checks timeouts, reconnects). Returns the work done; 0 at once when another thread is driving
+     * the channel or it was stopped.
+     */
+    int drive() {
+        if (!running || !DRIVER.compareAndSet(this, null, Thread.currentThread())) {
+            return 0;
+        }
+        try {
+            return guardedWork();
+        } finally {
+            DRIVER.setVolatile(this, null);
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle DRIVER;
+
+    static {
+        try {
+            DRIVER = java.lang.invoke.MethodHandles.lookup().findVarHandle(InitiatorChannel.class, "driver", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     /** Submitting thread: hands the filled request over and wakes the agent if it sleeps. */
@@ -288,16 +343,7 @@ final class InitiatorChannel implements Runnable {
     public void run() {
         int idle = 0;
         while (running) {
-            final int work;
-            try {
-                work = doWork();
-            } catch (RuntimeException e) {
-                // a bug or a provider failure must not leave callers waiting: the channel fails, everything is answered
-                LOG.log(Level.SEVERE, "channel " + index + " failed", e);
-                failed = new SrpIoException("channel " + index + " failed: " + e, e);
-                failEverything(failed);
-                continue;
-            }
+            final int work = guardedWork();
             if (work > 0) {
                 idle = 0;
             } else if (++idle < SPINS_BEFORE_YIELD) {
@@ -343,6 +389,18 @@ final class InitiatorChannel implements Runnable {
             return false;
         } finally {
             parked = false;
+        }
+    }
+
+    /** {@link #doWork}, failing the channel (everything answered) when it throws: no caller may be left waiting. */
+    private int guardedWork() {
+        try {
+            return doWork();
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "channel " + index + " failed", e);
+            failed = new SrpIoException("channel " + index + " failed: " + e, e);
+            failEverything(failed);
+            return 1;
         }
     }
 
@@ -1068,16 +1126,32 @@ final class InitiatorChannel implements Runnable {
      */
     void stop(final long drainMillis) {
         final long deadline = System.nanoTime() + drainMillis * 1_000_000;
-        while (thread.isAlive() && (inFlight() > 0 || ring.getCursor() != answered.get()) && System.nanoTime() < deadline
-                && lostBecause == null) {
-            LockSupport.parkNanos(1_000_000);
+        while ((thread == null || thread.isAlive()) && (inFlight() > 0 || ring.getCursor() != answered.get())
+                && System.nanoTime() < deadline && lostBecause == null) {
+            if (thread == null) {
+                if (drive() == 0) {
+                    LockSupport.parkNanos(50_000);
+                }
+            } else {
+                LockSupport.parkNanos(1_000_000);
+            }
         }
         running = false;
         wake();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (thread != null) {
+            try {
+                thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            // caller-driven: wait out a duty cycle under way (no new one starts), then answer what is left, as the
+            // agent thread does when it stops; the channel stays taken
+            final long until = System.nanoTime() + 5_000_000_000L;
+            while (!DRIVER.compareAndSet(this, null, Thread.currentThread()) && System.nanoTime() < until) {
+                LockSupport.parkNanos(100_000);
+            }
+            failEverything(new SrpIoException("channel " + index + " closed"));
         }
         if (lostBecause == null) {
             // SRP_I_LOGOUT (SRP r16a 6.7), then the disconnect; the agent has stopped, so this thread may post

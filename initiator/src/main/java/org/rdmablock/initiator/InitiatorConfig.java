@@ -83,7 +83,14 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
          * it: no core spent waiting, at the cost of a wake-up per completion burst (about 1 ms on the soft provider,
          * measured: see initiator/README.md).
          */
-        EVENTS
+        EVENTS,
+        /**
+         * No channel thread: the application's threads drive the channels by calling {@link SrpInitiator#poll()}
+         * whenever they would wait (the blocking forms and a full ring call it themselves), and the callbacks run
+         * in that call. No hand-off between threads per I/O and no core spent by the library: for applications that
+         * poll anyway, a thread per channel. Timeouts and reconnects also happen only in {@code poll()}.
+         */
+        CALLER
     }
 
     /** How a submission picks the channel that carries it. */

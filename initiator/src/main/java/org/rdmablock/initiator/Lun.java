@@ -163,21 +163,21 @@ public final class Lun {
 
     /** Reads and waits; returns the bytes read. */
     public long readBlocking(final long lba, final long blocks, final MemorySegment buffer, final long offset) throws SrpIoException {
-        return SrpInitiator.await(read(lba, blocks, buffer, offset), "READ of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
+        return initiator.await(read(lba, blocks, buffer, offset), "READ of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
     }
 
     /** Writes and waits; returns the bytes written. */
     public long writeBlocking(final long lba, final long blocks, final MemorySegment buffer, final long offset, final boolean fua)
             throws SrpIoException {
-        return SrpInitiator.await(write(lba, blocks, buffer, offset, fua), "WRITE of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
+        return initiator.await(write(lba, blocks, buffer, offset, fua), "WRITE of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
     }
 
     public void flushBlocking() throws SrpIoException {
-        SrpInitiator.await(flush(), "SYNCHRONIZE CACHE of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
+        initiator.await(flush(), "SYNCHRONIZE CACHE of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
     }
 
     public void unmapBlocking(final long lba, final long blocks) throws SrpIoException {
-        SrpInitiator.await(unmap(lba, blocks), "UNMAP of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
+        initiator.await(unmap(lba, blocks), "UNMAP of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
     }
 
     private void check(final long lba, final long blocks, final MemorySegment buffer, final long offset) {

@@ -214,7 +214,26 @@ public final class SrpInitiator implements AutoCloseable {
         void fill(IoRequest request);
     }
 
-    /** Channel {@code index}'s agent thread (tests look at how it waits). */
+    /**
+     * With {@link InitiatorConfig.Waiting#CALLER}: runs one duty cycle of every channel on the calling thread: sends
+     * what was submitted (within the target's credits), takes the answers and calls their callbacks here, checks
+     * command timeouts and, when a connection was lost, reconnects (which may take until the reconnect timeout). Call
+     * it whenever the thread would otherwise wait; a channel another thread is driving at that moment is skipped, so
+     * any number of threads may call it. Returns the work done (0: nothing came or went). Does nothing and returns 0
+     * in the other waiting modes, whose channel threads drive the channels. Allocates nothing.
+     */
+    public int poll() {
+        if (config.waiting() != InitiatorConfig.Waiting.CALLER) {
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0, n = channels.size(); i < n; i++) {
+            work += channels.get(i).drive();
+        }
+        return work;
+    }
+
+    /** Channel {@code index}'s agent thread (tests look at how it waits); null when the callers drive it. */
     Thread channelThread(final int index) {
         return channels.get(index).thread();
     }
@@ -243,7 +262,8 @@ public final class SrpInitiator implements AutoCloseable {
         }
         final InitiatorChannel.Link link = connectOn(id, index, memory.receiveRequests(), index == 0, events);
         final InitiatorChannel channel = new InitiatorChannel(index, link, memory, config.queueDepth(), config.ringSize(),
-                sendQueueSize(), config.merge(), config.readPriority(), faults(), events, this::reconnect);
+                sendQueueSize(), config.merge(), config.readPriority(), faults(), events, this::reconnect,
+                config.waiting() != InitiatorConfig.Waiting.CALLER);
         link.connection().onDisconnect(c -> channel.connectionLost(c, "the connection was disconnected"));
         channels.add(channel);
         channel.start();
@@ -470,8 +490,19 @@ public final class SrpInitiator implements AutoCloseable {
         return data;
     }
 
-    /** Waits for {@code future}, turning its failure into the {@link SrpIoException} it carries. */
-    static long await(final CompletableFuture<Long> future, final String what, final long timeoutSeconds) throws SrpIoException {
+    /**
+     * Waits for {@code future}, turning its failure into the {@link SrpIoException} it carries. With
+     * {@link InitiatorConfig.Waiting#CALLER} the waiting thread drives the channels meanwhile: nobody else would.
+     */
+    long await(final CompletableFuture<Long> future, final String what, final long timeoutSeconds) throws SrpIoException {
+        if (config.waiting() == InitiatorConfig.Waiting.CALLER) {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (!future.isDone() && System.nanoTime() - deadline < 0) {
+                if (poll() == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
         try {
             return future.get(timeoutSeconds, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

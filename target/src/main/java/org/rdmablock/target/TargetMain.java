@@ -178,7 +178,7 @@ public final class TargetMain implements Callable<Integer> {
         final var pipeline = cfg.pipeline();
         out.printf("pipeline: completions %s, %s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
                         ? "by event (sleeps when idle)" : "by polling",
-                pipeline.backendThreads() == 0 ? "commands run on the intake thread (backend_threads = 0)"
+                pipeline.backendThreads() == 0 ? "commands run on the poller thread (backend_threads = 0)"
                         : pipeline.backendThreads() + " backend thread(s)");
         if (endpoint != null) {
             out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
@@ -191,7 +191,7 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     /**
-     * {@code backend_threads = 0} runs each command on the intake thread: right for memory and null LUNs, but a file
+     * {@code backend_threads = 0} runs each command on the completion poller's thread: right for memory and null LUNs, but a file
      * or RocksDB call that blocks (an fsync on a slow disk) holds up every channel, and {@code timeouts.command} cannot
      * answer it meanwhile. Said once at start, naming the LUNs.
      */
@@ -208,7 +208,7 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     /** The start-up warning of {@link #warnIfInlineBlocks}; {} is the LUN numbers. */
-    static final String INLINE_BLOCKING = "backend_threads = 0: LUN(s) {} (file / rocksdb) run on the intake thread;"
+    static final String INLINE_BLOCKING = "backend_threads = 0: LUN(s) {} (file / rocksdb) run on the completion poller's thread;"
             + " a backend call that blocks holds up every channel, and timeouts.command cannot answer it meanwhile";
 
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */

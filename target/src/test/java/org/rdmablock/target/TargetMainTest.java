@@ -90,7 +90,7 @@ class TargetMainTest {
                     path = "lun2.img"
                     size = "1MiB"
                     """);
-            assertTrue(daemon.banner().contains("commands run on the intake thread (backend_threads = 0)"), daemon.banner());
+            assertTrue(daemon.banner().contains("commands run on the poller thread (backend_threads = 0)"), daemon.banner());
             final String line = log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(10));
             assertTrue(line.contains("LUN(s) 2 (file / rocksdb)"), line);
             daemon.main().stop();

@@ -6,9 +6,9 @@ package org.rdmablock.target.config;
  *
  * @param cqSize         entries of the completion queue; must hold every completion maxChannels × credits can cause
  * @param ringSize       slots of the Disruptor ring (power of two)
- * @param backendThreads threads that run backend I/O; 0: the intake thread runs each command itself (inline: for
- *                       memory LUNs and page-cache files; a blocking call holds up every channel, and the command
- *                       timeout cannot answer it)
+ * @param backendThreads threads that run backend I/O; 0: the completion poller's thread runs the intake stage and
+ *                       each command itself, no ring (inline: for memory LUNs and page-cache files; a blocking call
+ *                       holds up every channel, and the command timeout cannot answer it)
  * @param receiveQueue   one shared receive queue for all channels, or a receive queue per channel
  * @param completions    busy polling, or sleeping on a completion channel between completions
  */

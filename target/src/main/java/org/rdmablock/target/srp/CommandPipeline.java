@@ -37,10 +37,12 @@ import org.slf4j.LoggerFactory;
  * The target's data path, in one file: completions from the {@link CompletionPoller} enter a Disruptor ring; the
  * <b>intake</b> stage (one thread) decodes each IU, takes a {@link CommandSlot} and a data buffer run for it, and
  * either fetches the data-out by RDMA READ or marks it ready; the <b>backend</b> stage ({@code backendThreads}
- * threads, each taking the slots whose index falls to it; with 0 the intake thread itself, inline) executes the SCSI
+ * threads, each taking the slots whose index falls to it) executes the SCSI
  * command on its logical unit, straight
  * into or out of the registered data buffer, and posts the data-in RDMA WRITEs and the SRP_RSP SEND as one chain.
- * The response's send completion comes back through the ring, and the intake stage frees the slot.
+ * The response's send completion comes back through the ring, and the intake stage frees the slot. With
+ * {@code backendThreads} 0 there is no ring and no stage thread: the poller's thread runs the intake stage on each
+ * completion, and the intake runs each command it made ready (one thread from completion to response).
  *
  * <pre>
  *  CQ ─► CompletionPoller ─► ring ─► intake ──(RDMA READ data-out)──► CQ … DATA_OUT event ─► intake ─┐
@@ -119,11 +121,21 @@ final class CommandPipeline implements AutoCloseable {
     private static final java.lang.foreign.ValueLayout.OfLong TAG = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
     private final Intake intake;
     /**
-     * With {@code backendThreads} 0: the backend stage the intake thread runs on each event it made ready, right
+     * With {@code backendThreads} 0: the backend stage the intake stage (on the poller's thread) runs on each event it made ready, right
      * after handling it (no hand-off to another thread: the lowest latency for memory LUNs and files in the page
      * cache; a slow backend call holds up every channel meanwhile). Null otherwise.
      */
     private final BackendStage inlineBackend;
+    /**
+     * With {@code backendThreads} 0 there is no ring: the poller thread runs the intake stage (and so each command)
+     * on this one event, right in {@link #publish}: no hand-off and no thread to wake between a completion and the
+     * response it leads to. Null with backend threads.
+     */
+    private final PipelineEvent pollerEvent;
+    /** Poller-run events begun and finished (sequence numbers from 1), for {@link #awaitHandled}. */
+    private final AtomicLong pollerEventsBegun = new AtomicLong();
+    private final AtomicLong pollerEventsHandled = new AtomicLong();
+    private final PipelineExceptionHandler exceptionHandler = new PipelineExceptionHandler();
     /** Commands answered, for statistics and tests. */
     final AtomicLong commandsCompleted = new AtomicLong();
     /** What the intake stage records each command into. */
@@ -151,21 +163,24 @@ final class CommandPipeline implements AutoCloseable {
         }
         this.channels = new AtomicReferenceArray<>(maxChannels);
         this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxChannels);
+        if (backendThreads == 0) {
+            // inline: the poller thread runs the intake stage, which runs each ready command itself
+            this.disruptor = null;
+            this.ring = null;
+            this.pollerEvent = new PipelineEvent();
+            this.inlineBackend = new BackendStage(0, 1);
+            return;
+        }
+        this.pollerEvent = null;
+        this.inlineBackend = null;
         this.disruptor = new Disruptor<>(PipelineEvent::new, ringSize, Thread.ofPlatform().daemon().name("srp-pipeline-", 0).factory(),
                 ProducerType.SINGLE, sleepWhenIdle ? sleepingStages() : new SleepingWaitStrategy());
-        if (backendThreads == 0) {
-            // inline: the intake stage runs each ready command itself, so the ring has one consumer
-            this.inlineBackend = new BackendStage(0, 1);
-            disruptor.handleEventsWith(intake);
-        } else {
-            this.inlineBackend = null;
-            final BackendStage[] backends = new BackendStage[backendThreads];
-            for (int i = 0; i < backendThreads; i++) {
-                backends[i] = new BackendStage(i, backendThreads);
-            }
-            disruptor.handleEventsWith(intake).then(backends);
+        final BackendStage[] backends = new BackendStage[backendThreads];
+        for (int i = 0; i < backendThreads; i++) {
+            backends[i] = new BackendStage(i, backendThreads);
         }
-        disruptor.setDefaultExceptionHandler(new PipelineExceptionHandler());
+        disruptor.handleEventsWith(intake).then(backends);
+        disruptor.setDefaultExceptionHandler(exceptionHandler);
         this.ring = disruptor.start();
     }
 
@@ -186,9 +201,29 @@ final class CommandPipeline implements AutoCloseable {
 
     /** Poller thread: hands one completion to the pipeline. */
     void publish(final int kind, final int channel, final int index, final int byteLength, final int status) {
+        if (pollerEvent != null) {
+            runOnPoller(kind, channel, index, byteLength, status);
+            return;
+        }
         final long sequence = ring.next();
         ring.get(sequence).set(kind, channel, index, byteLength, status);
         ring.publish(sequence);
+    }
+
+    /** Poller thread, without backend threads: the intake stage's work on one completion, here and now. */
+    private void runOnPoller(final int kind, final int channel, final int index, final int byteLength, final int status) {
+        final PipelineEvent event = pollerEvent;
+        event.set(kind, channel, index, byteLength, status);
+        // a volatile store: a reload's awaitHandled that reads it after changing the tables waits for this event,
+        // and one that reads the previous value changed the tables before this event reads them
+        final long sequence = pollerEventsBegun.incrementAndGet();
+        try {
+            intake.onEvent(event, sequence, true);
+        } catch (final RuntimeException e) {
+            exceptionHandler.handleEventException(e, sequence, event);
+        } finally {
+            pollerEventsHandled.lazySet(sequence);
+        }
     }
 
     /** Poller thread, when idle: lets the intake stage take back failed posts and check timeouts. */
@@ -238,10 +273,10 @@ final class CommandPipeline implements AutoCloseable {
      */
     boolean awaitHandled(final java.time.Duration timeout) {
         java.lang.invoke.VarHandle.fullFence(); // the caller's table changes come before the cursor is read
-        final long published = ring.getCursor();
+        final long published = ring != null ? ring.getCursor() : pollerEventsBegun.get();
         final long deadline = System.nanoTime() + timeout.toNanos();
         // the ring's gating sequences are its last stage's (the backend threads'), which follow the intake stage's
-        while (ring.getMinimumGatingSequence() < published) {
+        while (handledUpTo() < published) {
             if (System.nanoTime() - deadline >= 0) {
                 return false;
             }
@@ -253,6 +288,10 @@ final class CommandPipeline implements AutoCloseable {
             }
         }
         return true;
+    }
+
+    private long handledUpTo() {
+        return ring != null ? ring.getMinimumGatingSequence() : pollerEventsHandled.get();
     }
 
     /** Slots currently free, for tests (read on any thread: a snapshot). */
@@ -268,11 +307,18 @@ final class CommandPipeline implements AutoCloseable {
     /** Stops the stages once every published event is handled, so that no backend call outlives the pipeline. */
     @Override
     public void close() {
-        try {
-            disruptor.shutdown(CLOSE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (com.lmax.disruptor.TimeoutException e) {
-            LOG.warn("pipeline stages still busy after {} s; halting them", CLOSE_TIMEOUT_SECONDS);
-            disruptor.halt();
+        if (disruptor == null) {
+            // the poller ran the stages: it has stopped, or is stuck in a backend call that this wait bounds
+            if (!awaitHandled(java.time.Duration.ofSeconds(CLOSE_TIMEOUT_SECONDS))) {
+                LOG.warn("the poller still runs a command after {} s; closing the pipeline under it", CLOSE_TIMEOUT_SECONDS);
+            }
+        } else {
+            try {
+                disruptor.shutdown(CLOSE_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (com.lmax.disruptor.TimeoutException e) {
+                LOG.warn("pipeline stages still busy after {} s; halting them", CLOSE_TIMEOUT_SECONDS);
+                disruptor.halt();
+            }
         }
         responseRegion.close();
         descriptorRegion.close();

@@ -74,6 +74,8 @@ public final class SrpTarget implements AutoCloseable {
     private volatile CommandPipeline pipeline;
     private CompletionPoller poller;
     private Thread pollerThread;
+    /** The completion poller's thread; with {@code backend_threads = 0} it runs every command too. */
+    static final String POLLER_THREAD_NAME = "srp-poller";
 
     /**
      * Starts listening, with statistics of its own (no LUN's I/O counted: {@link TargetStatistics#lunsServed}).
@@ -382,7 +384,7 @@ public final class SrpTarget implements AutoCloseable {
                 channelsServed, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
                 p.completions() == PipelineConfig.CompletionMode.EVENT);
         poller = new CompletionPoller(cq, completionChannel, pipeline);
-        pollerThread = Thread.ofPlatform().name("srp-poller").daemon().start(poller);
+        pollerThread = Thread.ofPlatform().name(POLLER_THREAD_NAME).daemon().start(poller);
         return true;
     }
 

@@ -63,7 +63,7 @@ abstract class TargetTestBase {
         return config(port, 2);
     }
 
-    /** The test target's config with {@code backendThreads} backend threads (0: commands run on the intake thread). */
+    /** The test target's config with {@code backendThreads} backend threads (0: commands run on the poller thread). */
     static TargetConfig config(final int port, final int backendThreads) {
         return new TargetConfig("<test>", new ListenConfig(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(CREDITS, 8276, 1 << 20, true, 8192, MAX_CHANNELS),
@@ -200,9 +200,12 @@ abstract class TargetTestBase {
     static final class CompletionGate implements Executor {
         private final List<Runnable> held = new ArrayList<>();
         private boolean holding;
+        /** The thread that ran the backend's last command (the one that handed its completion here). */
+        volatile String lastCommandThread;
 
         @Override
         public void execute(final Runnable completion) {
+            lastCommandThread = Thread.currentThread().getName();
             synchronized (this) {
                 if (holding) {
                     held.add(completion);

@@ -94,8 +94,8 @@ public final class BenchCommand implements Callable<Integer> {
     String json;
 
     @Option(names = "--channel-wait", defaultValue = "yield", description = "how the initiator's channel threads wait "
-            + "for completions: yield (poll, yielding the core) or events (sleep on the completion channel) (default: "
-            + "${DEFAULT-VALUE})")
+            + "for completions: yield (poll, yielding the core), events (sleep on the completion channel) or caller (no "
+            + "channel threads: the bench threads drive the channels themselves) (default: ${DEFAULT-VALUE})")
     String channelWait;
 
     @Option(names = "--merge", negatable = true, defaultValue = "true", fallbackValue = "true",
@@ -198,7 +198,8 @@ public final class BenchCommand implements Callable<Integer> {
                         .withWaiting(switch (channelWait) {
                             case "yield" -> InitiatorConfig.Waiting.YIELD;
                             case "events" -> InitiatorConfig.Waiting.EVENTS;
-                            default -> throw new IllegalArgumentException("--channel-wait must be yield or events, not "
+                            case "caller" -> InitiatorConfig.Waiting.CALLER;
+                            default -> throw new IllegalArgumentException("--channel-wait must be yield, events or caller, not "
                                     + channelWait);
                         });
             } catch (IllegalArgumentException e) {

@@ -2,6 +2,7 @@ package org.rdmablock.tools.bench;
 
 import org.HdrHistogram.SingleWriterRecorder;
 import org.rdmablock.initiator.IoCallback;
+import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
@@ -108,6 +109,9 @@ final class BenchWorker {
     private long allocatedInWindowFrom = -1;
     /** What one read of the allocation counter allocates. */
     private long counterCost;
+    private final SrpInitiator initiator;
+    /** Whether this thread drives the initiator's channels ({@code --channel-wait caller}): it never parks then. */
+    private final boolean drives;
     /** The first I/O error or verify mismatch, in words; the run stops at it. */
     volatile String failure;
     boolean verifyFailed;
@@ -117,6 +121,8 @@ final class BenchWorker {
      */
     BenchWorker(final int index, final SrpInitiator initiator, final Lun lun, final Workload workload, final WaitMode wait) {
         this.index = index;
+        this.initiator = initiator;
+        this.drives = initiator.config().waiting() == InitiatorConfig.Waiting.CALLER;
         this.spins = wait.spins;
         this.yields = wait.yields;
         this.lun = lun;
@@ -242,8 +248,22 @@ final class BenchWorker {
         return -1;
     }
 
-    /** Nothing completed: spin, then yield, then park until a completion unparks the thread (or a millisecond). */
+    /**
+     * Nothing completed: spin, then yield, then park until a completion unparks the thread (or a millisecond). When
+     * this thread drives the channels it polls them instead, and yields rather than parks (nothing would wake it).
+     */
     private int await(final int idle) {
+        if (drives) {
+            if (initiator.poll() > 0) {
+                return 0;
+            }
+            if (idle < spins) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+            return idle == Integer.MAX_VALUE - 1 ? spins : idle + 1;
+        }
         if (idle < spins) {
             Thread.onSpinWait();
         } else if (idle < spins + yields) {
@@ -412,6 +432,14 @@ final class BenchWorker {
     private boolean awaitBulk(final CompletableFuture<Long> future, final boolean write, final long lba, final long blocks) {
         String why;
         try {
+            if (drives) {
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BULK_TIMEOUT_SECONDS);
+                while (!future.isDone() && System.nanoTime() - deadline < 0) {
+                    if (initiator.poll() == 0) {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
             future.get(BULK_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             return true;
         } catch (ExecutionException e) {
