@@ -11,10 +11,11 @@
 # chart (JFreeChart, org.rdmablock.tools.fio.FioChart) under --out.
 #
 #   tools/fio/compare.sh [--runtime 10] [--ramp 1] [--rounds 3] [--size 1G] [--verify-size 256M] [--out DIR]
-#                        [--rows "randread-4k-qd1 ..."] [--pipeline "TOML"]
+#                        [--rows "randread-4k-qd1 ..."] [--pipeline "TOML"] [--mount "ARGS"]
 #
 # --pipeline is our target's [pipeline] section (default "backend_threads = 0": the LUN's file is in the page cache,
-# as nbdkit's is, so the poller thread runs each command itself rather than hand it to a backend thread).
+# as nbdkit's is, so the poller thread runs each command itself rather than hand it to a backend thread). --mount adds
+# options to `bin/rdmablock mount` (e.g. --mount "--channel-wait caller").
 #
 # Installs fio, nbdkit, libnbd-bin (nbdfuse), fuse3 and python3 with apt-get when missing (sudo unless root).
 set -euo pipefail
@@ -29,14 +30,15 @@ out="$here/results"
 rows="randread-4k-qd1 randread-4k-qd16 randread-4k-qd16-4jobs randwrite-4k-qd1 randwrite-4k-qd16 randwrite-4k-qd16-4jobs
 read-1m-qd16 read-1m-qd16-4jobs write-1m-qd16 write-1m-qd16-4jobs verify-randwrite-4k-qd16 verify-write-1m-qd16"
 pipeline="backend_threads = 0"
+mount=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --runtime|--ramp|--rounds|--size|--verify-size|--out|--rows|--pipeline)
+    --runtime|--ramp|--rounds|--size|--verify-size|--out|--rows|--pipeline|--mount)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
       name="${1#--}"
       declare "${name//-/_}=$2"
       shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -82,7 +84,7 @@ write_cache = \"write-back\"
 
 [pipeline]
 $pipeline"
-"$root/bin/rdmablock" mount --target "127.0.0.1:$port" "$work/ours" > "$work/mount.log" 2>&1 &
+"$root/bin/rdmablock" mount --target "127.0.0.1:$port" $mount "$work/ours" > "$work/mount.log" 2>&1 &
 mount_pid=$!
 await_ready "$mount_pid" "rdmablock mount" 90 "$work/mount.log" grep -q " mounted at " "$work/mount.log"
 

@@ -10,7 +10,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One FUSE worker thread's registered buffer and the completion of the one operation it has in flight: the thread
  * copies a request's data into (or out of) {@link #buffer}, submits with {@link #DONE} and this slot as attachment, and
- * parks in {@link #await} until the initiator's channel thread calls back. Nothing is allocated per operation.
+ * parks in {@link #await} until the initiator's channel thread calls back (with {@code Waiting.CALLER} it drives the
+ * initiator's channels itself meanwhile: whichever waiting thread polls runs the callbacks). Nothing is allocated
+ * per operation.
  */
 final class IoSlot {
     /** The callback of every slot's operations: records the outcome and wakes the waiting thread. */
@@ -26,8 +28,12 @@ final class IoSlot {
     /** Written last by the callback, read first by the waiter: publishes {@link #bytes} and {@link #failure}. */
     private volatile boolean done;
 
-    IoSlot(final MemorySegment segment) {
+    /** Polls the initiator's channels while this slot's thread waits ({@code SrpInitiator::poll}), or null. */
+    private final java.util.function.IntSupplier driver;
+
+    IoSlot(final MemorySegment segment, final java.util.function.IntSupplier driver) {
         this.segment = segment;
+        this.driver = driver;
         this.buffer = segment.asByteBuffer();
     }
 
@@ -63,6 +69,12 @@ final class IoSlot {
             final long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return false;
+            }
+            if (driver != null) {
+                if (driver.getAsInt() == 0) {
+                    Thread.yield(); // another thread may be driving the channel that holds this answer
+                }
+                continue;
             }
             LockSupport.parkNanos(this, left);
         }

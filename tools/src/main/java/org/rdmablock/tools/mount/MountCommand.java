@@ -55,6 +55,11 @@ public final class MountCommand implements Callable<Integer> {
             description = "SRP commands in flight per channel at most (default: ${DEFAULT-VALUE})")
     int queueDepth;
 
+    @Option(names = "--channel-wait", defaultValue = "yield", description = "how the initiator's channel threads wait "
+            + "for completions: yield (poll, yielding the core), events (sleep on the completion channel) or caller (no "
+            + "channel threads: each FUSE thread drives the channels while it waits for its answer) (default: ${DEFAULT-VALUE})")
+    String channelWait;
+
     @Option(names = "--fuse-threads", defaultValue = "" + DEFAULT_FUSE_THREADS, description = "FUSE worker threads, "
             + "requests served at once; each has a registered 1 MiB buffer (default: ${DEFAULT-VALUE})")
     int fuseThreads;
@@ -139,6 +144,13 @@ public final class MountCommand implements Callable<Integer> {
                 config = session.config(embedded)
                         .withChannels(channels, InitiatorConfig.ChannelPolicy.PER_THREAD)
                         .withQueueDepth(queueDepth)
+                        .withWaiting(switch (channelWait) {
+                            case "yield" -> InitiatorConfig.Waiting.YIELD;
+                            case "events" -> InitiatorConfig.Waiting.EVENTS;
+                            case "caller" -> InitiatorConfig.Waiting.CALLER;
+                            default -> throw new IllegalArgumentException("--channel-wait must be yield, events or caller, not "
+                                    + channelWait);
+                        })
                         .withBounceBytes(4096); // every I/O buffer is registered (SlotPool): bounce buffers carry only discovery
             } catch (IllegalArgumentException e) {
                 err.println("rdmablock mount: " + e.getMessage());

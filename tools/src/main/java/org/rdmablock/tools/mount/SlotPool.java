@@ -29,12 +29,20 @@ final class SlotPool {
 
     /** @param register makes registered memory of the given size (the initiator's {@code allocateBuffer}) */
     SlotPool(final int count, final LongFunction<MemorySegment> register) {
+        this(count, register, null);
+    }
+
+    /**
+     * @param register makes registered memory of the given size (the initiator's {@code allocateBuffer})
+     * @param driver   the initiator whose channels the waiting threads drive ({@code Waiting.CALLER}), or null
+     */
+    SlotPool(final int count, final LongFunction<MemorySegment> register, final java.util.function.IntSupplier driver) {
         final MemorySegment region = register.apply((long) (count + 1) * SLOT_BYTES);
         slots = new IoSlot[count];
         for (int i = 0; i < count; i++) {
-            slots[i] = new IoSlot(region.asSlice((long) i * SLOT_BYTES, SLOT_BYTES));
+            slots[i] = new IoSlot(region.asSlice((long) i * SLOT_BYTES, SLOT_BYTES), driver);
         }
-        spare = new IoSlot(region.asSlice((long) count * SLOT_BYTES, SLOT_BYTES));
+        spare = new IoSlot(region.asSlice((long) count * SLOT_BYTES, SLOT_BYTES), driver);
     }
 
     /** The calling thread's slot; give it back with {@link #release} (a no-op unless it is the spare). */

@@ -3,6 +3,7 @@ package org.rdmablock.tools.mount;
 import org.cryptomator.jfuse.api.Fuse;
 import org.cryptomator.jfuse.api.FuseBuilder;
 import org.cryptomator.jfuse.api.FuseMountFailedException;
+import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
 
@@ -45,7 +46,8 @@ public final class Volume implements AutoCloseable {
             throws FuseMountFailedException {
         final FuseBuilder builder = Fuse.builder();
         builder.setLibraryPath(library.toString());
-        final SlotPool slots = new SlotPool(threads, initiator::allocateBuffer);
+        final SlotPool slots = new SlotPool(threads, initiator::allocateBuffer,
+                initiator.config().waiting() == InitiatorConfig.Waiting.CALLER ? initiator::poll : null);
         final List<LunFile> files = new ArrayList<>();
         for (final Lun lun : initiator.luns()) {
             files.add(new LunFile(lun, slots, builder.errno().eio()));

@@ -3,6 +3,8 @@ package org.rdmablock.tools.mount;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.tools.session.EmbeddedTarget;
@@ -35,14 +37,17 @@ class MountEndToEndTest {
     @TempDir
     Path dir;
 
-    @Test
+    /** Also with no channel threads ({@code --channel-wait caller}): the FUSE threads drive the channels as they wait. */
+    @ParameterizedTest
+    @ValueSource(strings = {"yield", "caller"})
     @Timeout(300)
-    void fioVerifiesThroughTheMountAndSigtermUnmounts() throws Exception {
+    void fioVerifiesThroughTheMountAndSigtermUnmounts(final String channelWait) throws Exception {
         final Path fio = requireFio();
         requireFuse();
         final Path mnt = dir.resolve("mnt");
         try (EmbeddedTarget target = EmbeddedTarget.start("file", LUN_BYTES, dir.resolve("lun0.img"), "soft")) {
-            final Child mount = Child.mount(mnt, "--target", target.where(), "--id-ext", Long.toHexString(target.idExt()));
+            final Child mount = Child.mount(mnt, "--target", target.where(), "--id-ext", Long.toHexString(target.idExt()),
+                    "--channel-wait", channelWait);
             try {
                 mount.awaitMounted();
                 final Path file = mnt.resolve("lun0.img");
