@@ -133,6 +133,9 @@ final class InitiatorChannel implements Runnable {
 
     /** The agent thread; null when the callers drive the channel ({@link InitiatorConfig.Waiting#CALLER}). */
     private final Thread thread;
+    /** The SENDs of the commands issued in this duty cycle, chained for one post; null when none waits. */
+    private SendWorkRequest pendingSends;
+    private SendWorkRequest lastPendingSend;
     /** The thread now running a duty cycle of a caller-driven channel, or null. */
     private volatile Thread driver;
     private volatile boolean running = true;
@@ -783,7 +786,32 @@ final class InitiatorChannel implements Runnable {
     }
 
     /** Issues commands while the target's credits and free command slots allow. */
+    /**
+     * Issues what the ring and the retry queue hold, within the credits, and posts the commands' SENDs as one chain:
+     * one post (on the soft provider one socket write, on hardware one doorbell) for every command of the cycle.
+     */
     private int startRequests() {
+        final int started = issueRequests();
+        postPendingSends();
+        return started;
+    }
+
+    /** Posts the SENDs {@link #send} chained up, if any. */
+    private void postPendingSends() {
+        final SendWorkRequest first = pendingSends;
+        if (first == null) {
+            return;
+        }
+        pendingSends = null;
+        lastPendingSend = null;
+        try {
+            queuePair.postSend(first);
+        } catch (RuntimeException e) {
+            lostBecause = "post failed: " + e.getMessage();
+        }
+    }
+
+    private int issueRequests() {
         int started = 0;
         while (retryCount > 0 && failed == null && lostBecause == null) {
             if (freeCount == 0 || credits <= TASK_MANAGEMENT_RESERVE || sendsOutstanding >= sendQueueSize - CONTROL_IUS) {
@@ -1019,11 +1047,13 @@ final class InitiatorChannel implements Runnable {
         }
         send.sgl().clear().add(ius, iuOffset, iuBytes);
         sendsOutstanding++;
-        try {
-            queuePair.postSend(send);
-        } catch (RuntimeException e) {
-            lostBecause = "post failed: " + e.getMessage();
+        // chained, posted at the end of the cycle (startRequests)
+        if (lastPendingSend == null) {
+            pendingSends = send;
+        } else {
+            lastPendingSend.next(send);
         }
+        lastPendingSend = send;
     }
 
     /** Copies the data-out of each part of {@code c}, one after another, to {@code at} of {@code to}. */
