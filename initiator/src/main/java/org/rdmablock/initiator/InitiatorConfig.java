@@ -90,7 +90,21 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
          * in that call. No hand-off between threads per I/O and no core spent by the library: for applications that
          * poll anyway, a thread per channel. Timeouts and reconnects also happen only in {@code poll()}.
          */
-        CALLER
+        CALLER;
+
+        /**
+         * The mode a command line names: {@code yield}, {@code events} or {@code caller}.
+         *
+         * @throws IllegalArgumentException for any other name, saying which are known
+         */
+        public static Waiting named(final String name) {
+            return switch (name) {
+                case "yield" -> YIELD;
+                case "events" -> EVENTS;
+                case "caller" -> CALLER;
+                default -> throw new IllegalArgumentException("--channel-wait must be yield, events or caller, not " + name);
+            };
+        }
     }
 
     /** How a submission picks the channel that carries it. */

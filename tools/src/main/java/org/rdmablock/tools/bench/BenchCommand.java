@@ -195,13 +195,7 @@ public final class BenchCommand implements Callable<Integer> {
                         .withQueueDepth(queueDepth > 0 ? Math.clamp(queueDepth, 2, 4096) : Math.clamp(perChannel + 1L, 2, 4096))
                         .withBounceBytes(4096) // every bench buffer is registered: bounce buffers carry only discovery
                         .withScheduling(merge, readPriority)
-                        .withWaiting(switch (channelWait) {
-                            case "yield" -> InitiatorConfig.Waiting.YIELD;
-                            case "events" -> InitiatorConfig.Waiting.EVENTS;
-                            case "caller" -> InitiatorConfig.Waiting.CALLER;
-                            default -> throw new IllegalArgumentException("--channel-wait must be yield, events or caller, not "
-                                    + channelWait);
-                        });
+                        .withWaiting(InitiatorConfig.Waiting.named(channelWait));
             } catch (IllegalArgumentException e) {
                 err.println("rdmablock bench: " + e.getMessage());
                 return EXIT_USAGE;

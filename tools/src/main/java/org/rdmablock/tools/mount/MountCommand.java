@@ -144,13 +144,7 @@ public final class MountCommand implements Callable<Integer> {
                 config = session.config(embedded)
                         .withChannels(channels, InitiatorConfig.ChannelPolicy.PER_THREAD)
                         .withQueueDepth(queueDepth)
-                        .withWaiting(switch (channelWait) {
-                            case "yield" -> InitiatorConfig.Waiting.YIELD;
-                            case "events" -> InitiatorConfig.Waiting.EVENTS;
-                            case "caller" -> InitiatorConfig.Waiting.CALLER;
-                            default -> throw new IllegalArgumentException("--channel-wait must be yield, events or caller, not "
-                                    + channelWait);
-                        })
+                        .withWaiting(InitiatorConfig.Waiting.named(channelWait))
                         .withBounceBytes(4096); // every I/O buffer is registered (SlotPool): bounce buffers carry only discovery
             } catch (IllegalArgumentException e) {
                 err.println("rdmablock mount: " + e.getMessage());
