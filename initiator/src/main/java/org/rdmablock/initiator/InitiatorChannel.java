@@ -268,6 +268,11 @@ final class InitiatorChannel implements Runnable {
         return ring.next();
     }
 
+    /** Whether the calling thread is running a duty cycle of this caller-driven channel (so: inside a callback). */
+    boolean drivenByCurrentThread() {
+        return driver == Thread.currentThread();
+    }
+
     /** Caller-driven: claims a slot; while the ring is full, drives the channel (which answers and frees slots). */
     private long claimDriving() {
         while (true) {
@@ -1080,6 +1085,10 @@ final class InitiatorChannel implements Runnable {
 
     /** Fails every command in flight and the request being issued (the channel is gone). */
     private void failEverything(final SrpIoException why) {
+        // SENDs chained but not posted (the cycle threw before its post) belong to the commands failing now: posting
+        // them later would let the target move data to or from buffers their callers already took back
+        pendingSends = null;
+        lastPendingSend = null;
         while (retryCount > 0) {
             final IoRequest request = retryRequest[retryHead];
             retryRequest[retryHead] = null;
@@ -1175,10 +1184,15 @@ final class InitiatorChannel implements Runnable {
                 Thread.currentThread().interrupt();
             }
         } else {
-            // caller-driven: wait out a duty cycle under way (no new one starts), then answer what is left, as the
-            // agent thread does when it stops; the channel stays taken
-            final long until = System.nanoTime() + 5_000_000_000L;
-            while (!DRIVER.compareAndSet(this, null, Thread.currentThread()) && System.nanoTime() < until) {
+            // caller-driven: wait out a duty cycle under way (no new one starts; a reconnect in it ends after its
+            // current attempt, since running is false), then answer what is left, as the agent thread does when it
+            // stops; the channel stays taken. Never without the channel: two threads would answer the same commands.
+            long waitedFrom = System.nanoTime();
+            while (!DRIVER.compareAndSet(this, null, Thread.currentThread())) {
+                if (System.nanoTime() - waitedFrom > 5_000_000_000L) {
+                    LOG.warning("channel " + index + ": closing waits for a poll still running on " + driver);
+                    waitedFrom = System.nanoTime();
+                }
                 LockSupport.parkNanos(100_000);
             }
             failEverything(new SrpIoException("channel " + index + " closed"));

@@ -52,6 +52,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * process to one target need different initiator port ids ({@link InitiatorConfig#withInitiatorPortId}).
  */
 public final class SrpInitiator implements AutoCloseable {
+    /** Caller-driven waits: empty polls before the waiting thread yields between polls. */
+    private static final int SPINS_BEFORE_YIELD = 64;
     /** The tag of the login requests. */
     static final long LOGIN_TAG = 0x5250_4C47; // "RPLG"
     /** Bytes one command carries when a LUN reports no maximum transfer length. */
@@ -495,16 +497,22 @@ public final class SrpInitiator implements AutoCloseable {
      * {@link InitiatorConfig.Waiting#CALLER} the waiting thread drives the channels meanwhile: nobody else would.
      */
     long await(final CompletableFuture<Long> future, final String what, final long timeoutSeconds) throws SrpIoException {
+        long getTimeout = timeoutSeconds;
         if (config.waiting() == InitiatorConfig.Waiting.CALLER) {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            while (!future.isDone() && System.nanoTime() - deadline < 0) {
-                if (poll() == 0) {
+            int idle = 0;
+            while (!future.isDone() && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
+                idle = poll() > 0 ? 0 : idle + 1;
+                if (idle > SPINS_BEFORE_YIELD) {
+                    Thread.yield(); // another thread may hold the channel: leave it the core
+                } else if (idle > 0) {
                     Thread.onSpinWait();
                 }
             }
+            getTimeout = 0; // the wait is over: done, timed out or interrupted (nobody drives a longer get)
         }
         try {
-            return future.get(timeoutSeconds, TimeUnit.SECONDS);
+            return future.get(getTimeout, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof SrpIoException io) {
                 throw io;
@@ -526,6 +534,12 @@ public final class SrpInitiator implements AutoCloseable {
     public synchronized void close() {
         if (closed) {
             return;
+        }
+        for (final InitiatorChannel channel : channels) {
+            if (channel.drivenByCurrentThread()) {
+                throw new IllegalStateException("close() from a callback of a caller-driven channel (Waiting.CALLER):"
+                        + " the poll that runs the callback still uses the channel; close after it returns");
+            }
         }
         closed = true;
         for (final InitiatorChannel channel : channels) {

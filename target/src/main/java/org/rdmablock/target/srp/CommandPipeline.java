@@ -219,7 +219,7 @@ final class CommandPipeline implements AutoCloseable {
         final long sequence = pollerEventsBegun.incrementAndGet();
         try {
             intake.onEvent(event, sequence, true);
-        } catch (final RuntimeException e) {
+        } catch (final Throwable e) { // as the Disruptor's processors do: one bad command must not stop the poller
             exceptionHandler.handleEventException(e, sequence, event);
         } finally {
             pollerEventsHandled.lazySet(sequence);

@@ -432,15 +432,19 @@ final class BenchWorker {
     private boolean awaitBulk(final CompletableFuture<Long> future, final boolean write, final long lba, final long blocks) {
         String why;
         try {
+            long getTimeout = BULK_TIMEOUT_SECONDS;
             if (drives) {
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BULK_TIMEOUT_SECONDS);
+                int idle = 0;
                 while (!future.isDone() && System.nanoTime() - deadline < 0) {
-                    if (initiator.poll() == 0) {
-                        Thread.onSpinWait();
+                    idle = initiator.poll() > 0 ? 0 : idle + 1;
+                    if (idle > spins) {
+                        Thread.yield();
                     }
                 }
+                getTimeout = 0; // done or timed out: a longer get would wait with nobody driving
             }
-            future.get(BULK_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            future.get(getTimeout, TimeUnit.SECONDS);
             return true;
         } catch (ExecutionException e) {
             why = e.getCause().getMessage();
