@@ -128,16 +128,20 @@ class BenchCommandTest {
         assertTrue(verify.get("blocks_checked").asLong() > 32768, verify.toString());
     }
 
-    /** Size mode moves the region once, and the LUN then holds the pattern of generation 1 there and nothing past it. */
-    @Test
-    void aSizeBoundRunWritesThePatternOnceOverTheRegion() throws Exception {
+    /**
+     * Size mode moves the region once, and the LUN then holds the pattern of generation 1 there and nothing past it.
+     * Also with {@code --channel-wait caller}: no channel thread, the two bench threads racing to drive the channel.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"yield", "caller"})
+    void aSizeBoundRunWritesThePatternOnceOverTheRegion(final String channelWait) throws Exception {
         final InMemoryBackend lun = new InMemoryBackend(8 << 20);
         open.add(lun);
         final int port = target(lun);
         final Path json = dir.resolve("size.json");
         final Run run = bench("--target", "127.0.0.1:" + port, "--id-ext", ID_HEX, "--ioc-guid", "0x" + ID_HEX,
                 "--rw", "write", "--bs", "64k", "--size", "2m", "--threads", "2", "--iodepth", "4", "--verify",
-                "--no-progress", "--json", json.toString());
+                "--channel-wait", channelWait, "--no-progress", "--json", json.toString());
         assertEquals(0, run.exit(), run.out() + run.err());
         final JsonNode doc = new ObjectMapper().readTree(Files.readString(json));
         assertEquals(32, doc.get("ios").asLong(), "2 MiB in 64 KiB I/Os, once");
