@@ -103,7 +103,9 @@ class SessionsTest extends TargetTestBase {
                 }
             }
         }
-        assertTrue(target.commandsCompleted() >= 2L * SESSIONS * ROUNDS * DEPTH);
+        // counted when a response's SEND completes, which may come after the initiator already has the response
+        awaitTrue(() -> target.commandsCompleted() >= 2L * SESSIONS * ROUNDS * DEPTH,
+                () -> "commands answered: " + target.commandsCompleted() + " of " + 2L * SESSIONS * ROUNDS * DEPTH);
     }
 
     @Test
