@@ -68,9 +68,15 @@ class InitiatorTest {
     }
 
     static TargetConfig targetConfig() {
+        return targetConfig(2);
+    }
+
+    /** {@link #targetConfig()} with {@code backendThreads} (0: the poller thread runs each command, in arrival order). */
+    static TargetConfig targetConfig(final int backendThreads) {
         return new TargetConfig("<test>", new ListenConfig(PROVIDER, ADDRESS, 0), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(32, 8276, 1 << 20, true, 8192, 16),
-                new PipelineConfig(4096, 512, 2, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
+                new PipelineConfig(4096, 512, backendThreads, PipelineConfig.ReceiveQueueMode.PER_CHANNEL,
+                        PipelineConfig.CompletionMode.POLL),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());
     }
 

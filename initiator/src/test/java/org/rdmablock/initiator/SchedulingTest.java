@@ -45,7 +45,9 @@ class SchedulingTest {
         backend = new InMemoryBackend(16L << 20);
         final LogicalUnitTable units = new LogicalUnitTable();
         units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("sched").blockSize(512).build(), held(backend)));
-        target = SrpTarget.start(InitiatorTest.targetConfig(), initiator -> units);
+        // the poller thread runs each command as it arrives: answers come back in the order the initiator issued the
+        // commands, so the answer order the tests check is the initiator's scheduling, not the backend threads' race
+        target = SrpTarget.start(InitiatorTest.targetConfig(0), initiator -> units);
     }
 
     /** {@code memory}, each call waiting while {@link #hold} is set. */
