@@ -136,6 +136,8 @@ final class CommandPipeline implements AutoCloseable {
     private final AtomicLong pollerEventsBegun = new AtomicLong();
     private final AtomicLong pollerEventsHandled = new AtomicLong();
     private final PipelineExceptionHandler exceptionHandler = new PipelineExceptionHandler();
+    /** The poller thread's posts of one duty cycle, when it runs the pipeline ({@code backendThreads} 0). */
+    final SendBatch sendBatch = new SendBatch(this);
     /** Commands answered, for statistics and tests. */
     final AtomicLong commandsCompleted = new AtomicLong();
     /** What the intake stage records each command into. */
@@ -224,6 +226,21 @@ final class CommandPipeline implements AutoCloseable {
         } finally {
             pollerEventsHandled.lazySet(sequence);
         }
+    }
+
+    /**
+     * Poller thread, as it starts: without backend threads it runs every command itself, so its posts gather in
+     * {@link #sendBatch} until {@link #flushPosts} (with backend threads it posts nothing).
+     */
+    void pollerStarted() {
+        if (pollerEvent != null) {
+            sendBatch.ownedBy(Thread.currentThread());
+        }
+    }
+
+    /** Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel. */
+    int flushPosts() {
+        return sendBatch.flush();
     }
 
     /** Poller thread, when idle: lets the intake stage take back failed posts and check timeouts. */
@@ -554,11 +571,7 @@ final class CommandPipeline implements AutoCloseable {
             }
             channel.repostReceive(receiveIndex); // everything the command needs is out of the IU now
             if (slot.fetchesTable) {
-                try {
-                    slot.postTableRead();
-                } catch (RuntimeException e) {
-                    postFailed(slot, e);
-                }
+                slot.postTableRead();
                 return true;
             }
             descriptorsKnown(slot, event);
@@ -614,11 +627,7 @@ final class CommandPipeline implements AutoCloseable {
          */
         private void descriptorsKnown(final CommandSlot slot, final PipelineEvent event) {
             if (slot.readsDataOut && slot.moreDataOut()) {
-                try {
-                    slot.postDataOutReads(dataRegion);
-                } catch (RuntimeException e) {
-                    postFailed(slot, e);
-                }
+                slot.postDataOutReads(dataRegion);
                 return;
             }
             ready(slot, event);

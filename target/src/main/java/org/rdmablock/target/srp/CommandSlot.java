@@ -138,6 +138,10 @@ final class CommandSlot implements ScsiCompletion {
     private int tableKey;
     private int tableLength;
     private long tableTotal;
+    /** Of a post deferred to the end of the poller's cycle ({@link SendBatch}): its chain, length and successor. */
+    SendWorkRequest batchChain;
+    int batchRequests;
+    CommandSlot batchNext;
 
     CommandSlot(final int index, final CommandPipeline pipeline, final MemoryRegion responses, final MemoryRegion descriptors) {
         this.index = index;
@@ -243,13 +247,13 @@ final class CommandSlot implements ScsiCompletion {
         return direct.wrap(descriptors.segment(), descriptorOffset + (long) i * SrpDirectBuffer.LENGTH);
     }
 
-    /** Posts the RDMA READ of the external descriptor table into this slot's descriptor area (signaled). */
+    /** Posts the RDMA READ of the external descriptor table into this slot's descriptor area (signaled); never throws. */
     void postTableRead() {
         final SendWorkRequest read = transfers[0];
         read.opcode(SendOpcode.RDMA_READ).remote(tableAddress, tableKey).next(null).flags(SendFlags.SIGNALED)
                 .wrId(WorkRequestIds.of(WorkRequestIds.TABLE, channel.id, index));
         read.sgl().clear().add(descriptors, descriptorOffset, tableLength);
-        channel.queuePair.postSend(read);
+        post(read);
     }
 
     /** The table arrived: takes its descriptors. Returns null, or the sense code to fail the command with. */
@@ -272,7 +276,8 @@ final class CommandSlot implements ScsiCompletion {
 
     /**
      * Posts the next round of RDMA READs that fetch the data-out into the data buffer: at most
-     * {@link #TRANSFERS_PER_ROUND}, and no more than the channel's read depth; the last one is signaled.
+     * {@link #TRANSFERS_PER_ROUND}, and no more than the channel's read depth; the last one is signaled. Never throws:
+     * a refused post goes to the side queue.
      */
     void postDataOutReads(final MemoryRegion data) {
         final int end = Math.min(descriptorCount, nextDescriptor + Math.min(TRANSFERS_PER_ROUND, channel.readDepth));
@@ -294,7 +299,7 @@ final class CommandSlot implements ScsiCompletion {
         }
         transferred = at - data.address() - dataOffset;
         nextDescriptor = end;
-        channel.queuePair.postSend(transfers[0]);
+        post(transfers[0]);
     }
 
     /**
@@ -442,7 +447,16 @@ final class CommandSlot implements ScsiCompletion {
         return responseSend;
     }
 
+    /**
+     * Posts {@code chain} (its last request signalled), or on the poller thread running the pipeline, adds it to the
+     * cycle's batch. A refusal hands the slot to the side queue either way.
+     */
     private void post(final SendWorkRequest chain) {
+        final SendBatch batch = pipeline.sendBatch;
+        if (batch.defers()) {
+            batch.add(this, chain);
+            return;
+        }
         try {
             channel.queuePair.postSend(chain);
         } catch (RuntimeException e) {

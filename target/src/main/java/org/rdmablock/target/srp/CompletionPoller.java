@@ -53,6 +53,7 @@ final class CompletionPoller implements Runnable {
 
     @Override
     public void run() {
+        pipeline.pollerStarted();
         while (running) {
             try {
                 final int work = doWork();
@@ -80,8 +81,19 @@ final class CompletionPoller implements Runnable {
         }
     }
 
-    /** One duty cycle: polls one batch and publishes it; returns the number of completions handled. */
+    /**
+     * One duty cycle: polls one batch and publishes it, then posts what that work gathered (one chain per channel);
+     * returns the number of completions handled.
+     */
     int doWork() {
+        try {
+            return pollAndPublish();
+        } finally {
+            pipeline.flushPosts();
+        }
+    }
+
+    private int pollAndPublish() {
         final int n = cq.poll(completions);
         for (int i = 0; i < n; i++) {
             final long id = completions.wrId(i);

@@ -70,6 +70,12 @@ final class SrpChannel {
     boolean closing;
     long lastActivityNanos;
 
+    // poller thread only (SendBatch): the chain of this cycle's deferred posts and the next channel that has one
+    CommandSlot batchFirstSlot;
+    CommandSlot batchLastSlot;
+    org.rdmablock.verbs.SendWorkRequest batchTail;
+    SrpChannel batchNextChannel;
+
     SrpChannel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
                final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,
                final int immediateDataOffset, final int readDepth, final ReceiveBuffers shared, final SessionStats session) {
@@ -166,6 +172,6 @@ final class SrpChannel {
 
     @Override
     public String toString() {
-        return "channel " + id + " (initiator " + initiator + ", " + connection.remoteAddress() + ")";
+        return "channel " + id + " (initiator " + initiator + (connection == null ? "" : ", " + connection.remoteAddress()) + ")";
     }
 }

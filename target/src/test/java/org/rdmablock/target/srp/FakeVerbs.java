@@ -195,21 +195,69 @@ final class FakeVerbs {
         }
     }
 
+    /** What a {@link Pair} was asked to post: calls to postSend, and a refusal the test may arm. */
+    static final class Posts {
+        /** Calls to {@code postSend} (chains posted, whatever their length). */
+        final AtomicLong calls = new AtomicLong();
+        /**
+         * When 0 or more: the next post of a longer chain accepts this many requests at its head and refuses the rest
+         * (as a device whose send queue filled part way); then -1 again.
+         */
+        volatile int refuseAfter = -1;
+        /** The length of the chain that refusal cut. */
+        volatile int refusedChainLength;
+    }
+
     /**
      * A QP that sends nothing. {@code injectedAt} maps an IU's tag to its injection time, so that the SEND of the
      * response records the latency from injection to response post.
      */
     record Pair(Domain protectionDomain, int qpNum, Completions completions, Receives receives, long[] injectedAt,
-                QueuePairType type, QueuePairState state, QueuePairCapabilities capabilities,
+                Posts posts, QueuePairType type, QueuePairState state, QueuePairCapabilities capabilities,
                 CompletionQueue sendCompletionQueue, CompletionQueue receiveCompletionQueue,
                 SharedReceiveQueue sharedReceiveQueue) implements QueuePair {
         Pair(final Domain pd, final int qpn, final Completions completions, final int receiveCount, final long[] injectedAt) {
-            this(pd, qpn, completions, new Receives(receiveCount), injectedAt, QueuePairType.RC, QueuePairState.RTS,
-                    null, null, null, null);
+            this(pd, qpn, completions, new Receives(receiveCount), injectedAt, new Posts(), QueuePairType.RC,
+                    QueuePairState.RTS, null, null, null, null);
         }
 
         @Override
         public void postSend(final SendWorkRequest chain) {
+            posts.calls.incrementAndGet();
+            final int accept = posts.refuseAfter;
+            if (accept >= 0 && lengthOf(chain) > accept) {
+                posts.refuseAfter = -1;
+                posts.refusedChainLength = lengthOf(chain);
+                if (accept > 0) {
+                    // the accepted head completes as posted: cut the chain after it, and mend it after
+                    SendWorkRequest last = chain;
+                    for (int i = 1; i < accept; i++) {
+                        last = last.next();
+                    }
+                    final SendWorkRequest rest = last.next();
+                    last.next(null);
+                    try {
+                        complete(chain);
+                    } finally {
+                        last.next(rest);
+                    }
+                }
+                throw new org.rdmablock.verbs.PostFailedException(org.rdmablock.verbs.VerbsException.ENOMEM,
+                        "refused by the test", accept);
+            }
+            complete(chain);
+        }
+
+        private static int lengthOf(final SendWorkRequest chain) {
+            int length = 0;
+            for (SendWorkRequest wr = chain; wr != null; wr = wr.next()) {
+                length++;
+            }
+            return length;
+        }
+
+        /** Completes each signaled request of {@code chain}, as if it had gone. */
+        private void complete(final SendWorkRequest chain) {
             int length = 0;
             for (SendWorkRequest wr = chain; wr != null; wr = wr.next()) {
                 length++;

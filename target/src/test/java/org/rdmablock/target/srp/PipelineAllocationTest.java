@@ -32,6 +32,26 @@ class PipelineAllocationTest {
     void aMillionCommandsAllocateNothing(final PipelineHarness.Mix mix) {
         try (PipelineHarness harness = new PipelineHarness(2, 32, 2, new DiscardingBackend(PipelineHarness.DEVICE_BYTES))) {
             assertEquals(3, harness.pipelineThreads().size(), "intake and two backend threads: " + harness.pipelineThreads());
+            measure(harness, mix);
+        }
+    }
+
+    /**
+     * {@code backend_threads = 0}: the injecting thread is the poller and runs every command, its posts gathered per
+     * cycle ({@link SendBatch}); sixteen IUs per channel per cycle, so that each cycle's chains hold many commands.
+     */
+    @ParameterizedTest
+    @EnumSource(PipelineHarness.Mix.class)
+    void aMillionPollerRunCommandsAllocateNothing(final PipelineHarness.Mix mix) {
+        try (PipelineHarness harness = new PipelineHarness(2, 32, 0, new DiscardingBackend(PipelineHarness.DEVICE_BYTES))) {
+            assertEquals(0, harness.pipelineThreads().size(), "no stage threads: " + harness.pipelineThreads());
+            harness.burst(16);
+            measure(harness, mix);
+        }
+    }
+
+    private static void measure(final PipelineHarness harness, final PipelineHarness.Mix mix) {
+        {
             harness.mix(mix);
             harness.run(WARMUP);
             final long[] threads = harness.commandThreadIds();
@@ -41,6 +61,7 @@ class PipelineAllocationTest {
             final long counting = before - first; // what reading the counters allocates
             final long[] perThreadBefore = MX.getThreadAllocatedBytes(threads);
             final long postsBefore = harness.posts;
+            final long callsBefore = harness.postCalls(0) + harness.postCalls(1);
             final long start = System.nanoTime();
             harness.run(MEASURED);
             final long nanos = System.nanoTime() - start;
@@ -55,8 +76,9 @@ class PipelineAllocationTest {
             }
             harness.drain();
             System.out.printf("pipeline %s: %d bytes allocated over %d commands (%.4f bytes/command) on %d threads;"
-                            + " %.2f posts/command; %.0f commands/s%n", mix, bytes, MEASURED, bytes / (double) MEASURED,
-                    threads.length, (harness.posts - postsBefore) / (double) MEASURED, MEASURED / (nanos / 1e9));
+                            + " %.2f work requests and %.3f postSend calls per command; %.0f commands/s%n", mix, bytes,
+                    MEASURED, bytes / (double) MEASURED, threads.length, (harness.posts - postsBefore) / (double) MEASURED,
+                    (harness.postCalls(0) + harness.postCalls(1) - callsBefore) / (double) MEASURED, MEASURED / (nanos / 1e9));
             assertEquals(0, harness.failed, "responses that were not GOOD");
             assertTrue(bytes <= ONE_TIME_BYTES, mix + " allocated " + bytes + " bytes over " + MEASURED + " commands");
             assertRecorded(harness);

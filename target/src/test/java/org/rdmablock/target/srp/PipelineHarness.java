@@ -69,6 +69,7 @@ final class PipelineHarness implements AutoCloseable {
     private long lastResponseNanos;
     private long random = 0x9E3779B97F4A7C15L;
     private int nextChannel;
+    private int burst = 1;
     /** Commands answered, work requests posted by the pipeline, responses whose status was not GOOD. */
     long completed;
     long posts;
@@ -137,12 +138,33 @@ final class PipelineHarness implements AutoCloseable {
         return pipelineThreads;
     }
 
+    /**
+     * IUs each channel may get per cycle (default 1): more makes a cycle's work hold several commands of one channel,
+     * as a poll batch does under load.
+     */
+    void burst(final int ius) {
+        this.burst = ius;
+    }
+
+    /** Calls to postSend on channel {@code c}'s queue pair. */
+    long postCalls(final int c) {
+        return queuePairs[c].posts().calls.get();
+    }
+
+    /** Channel {@code c}'s queue pair, for a test to arm a refusal. */
+    FakeVerbs.Pair queuePair(final int c) {
+        return queuePairs[c];
+    }
+
     /** Runs until {@code commands} more responses were posted; commands stay in flight across calls. */
     void run(final long commands) {
         final long goal = completed + commands;
         int idle = 0;
+        pipeline.pollerStarted(); // this thread is the poller: without backend threads its posts gather per cycle
         while (completed < goal) {
-            if (reap() | inject()) {
+            final boolean work = reap() | inject();
+            pipeline.flushPosts();
+            if (work) {
                 idle = 0;
             } else {
                 idle(++idle);
@@ -150,12 +172,33 @@ final class PipelineHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Injects nothing more: publishes and posts until the fake CQ stays empty, then lets the intake stage do its
+     * housekeeping (where slots whose post was refused come back). Without backend threads all of it runs here.
+     */
+    void settle() {
+        pipeline.pollerStarted();
+        for (int idle = 0; idle < 1_000; ) {
+            idle = reap() ? 0 : idle + 1;
+            pipeline.flushPosts();
+        }
+        pipeline.tick();
+        pipeline.flushPosts();
+    }
+
+    /** Commands injected and not answered. */
+    int unanswered() {
+        return inFlight();
+    }
+
     /** Waits until no command is in flight. */
     void drain() {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int idle = 0;
+        pipeline.pollerStarted();
         while (inFlight() > 0) {
             idle = reap() ? 0 : idle + 1;
+            pipeline.flushPosts();
             idle(idle);
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException(inFlight() + " commands did not complete");
@@ -210,15 +253,20 @@ final class PipelineHarness implements AutoCloseable {
         return any;
     }
 
-    /** Sends an IU into each channel with a free credit and a posted receive, round robin; false when none could. */
+    /**
+     * Sends up to {@link #burst} IUs into each channel with a free credit and a posted receive, round robin; false
+     * when none could.
+     */
     private boolean inject() {
         if (gapNanos > 0 && System.nanoTime() - lastResponseNanos < gapNanos) {
             return false;
         }
         boolean any = false;
-        for (int i = 0; i < channels.length; i++) {
+        for (int i = 0; i < channels.length * burst; i++) {
             final int c = nextChannel;
-            nextChannel = c + 1 == channels.length ? 0 : c + 1;
+            if ((i + 1) % burst == 0) {
+                nextChannel = c + 1 == channels.length ? 0 : c + 1;
+            }
             if (inFlight[c] >= queueDepth) {
                 continue;
             }

@@ -1,0 +1,121 @@
+package org.rdmablock.target.srp;
+
+import org.rdmablock.verbs.PostFailedException;
+import org.rdmablock.verbs.SendWorkRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The send chains the poller thread makes in one duty cycle (with {@code backend_threads = 0}), gathered per channel
+ * and posted as one chain per queue pair when the cycle ends: the responses, data-in WRITEs and data-out READs of a
+ * poll batch cost one post each QP instead of one per command (one doorbell on a device, one system call on Soft-RoCE,
+ * one socket write on the soft provider). The initiator batches its commands the same way.
+ *
+ * <p>Poller thread only: {@link #defers} is false on every other thread (the backend threads' and the login
+ * thread's posts go at once). The slots and channels are linked through their own fields, so a batch allocates
+ * nothing. Nothing is lost if a post fails: each slot whose signalled request was not accepted goes to
+ * {@link CommandPipeline#postFailed}, as a refused post of its own would. A channel is never released with a slot in
+ * a batch, since the slot counts as outstanding until its last request completes.
+ */
+final class SendBatch {
+    private static final Logger LOG = LoggerFactory.getLogger(SendBatch.class);
+    private final CommandPipeline pipeline;
+    /** The thread whose posts are deferred: the poller's, once it runs the pipeline itself; null otherwise. */
+    private Thread owner;
+    /** Channels with deferred chains, linked through {@link SrpChannel#batchNextChannel}. */
+    private SrpChannel firstChannel;
+    private SrpChannel lastChannel;
+
+    SendBatch(final CommandPipeline pipeline) {
+        this.pipeline = pipeline;
+    }
+
+    /** The poller thread, when it runs the pipeline itself: its posts are deferred from now on. */
+    void ownedBy(final Thread thread) {
+        owner = thread;
+    }
+
+    /** Whether the calling thread's posts wait for {@link #flush}. */
+    boolean defers() {
+        // a plain read: only the owner itself wrote it, so any other thread sees null or another thread
+        return Thread.currentThread() == owner;
+    }
+
+    /** Appends {@code chain}, the slot's requests (its last one signalled), to its channel's chain. */
+    void add(final CommandSlot slot, final SendWorkRequest chain) {
+        final SrpChannel channel = slot.channel;
+        int requests = 1;
+        SendWorkRequest tail = chain;
+        while (tail.next() != null) {
+            tail = tail.next();
+            requests++;
+        }
+        slot.batchRequests = requests;
+        slot.batchChain = chain;
+        slot.batchNext = null;
+        if (channel.batchFirstSlot == null) {
+            channel.batchFirstSlot = slot;
+            channel.batchNextChannel = null;
+            if (lastChannel == null) {
+                firstChannel = channel;
+            } else {
+                lastChannel.batchNextChannel = channel;
+            }
+            lastChannel = channel;
+        } else {
+            channel.batchLastSlot.batchNext = slot;
+            channel.batchTail.next(chain);
+        }
+        channel.batchLastSlot = slot;
+        channel.batchTail = tail;
+    }
+
+    /** Posts every channel's chain; returns the number of channels posted to. */
+    int flush() {
+        int posted = 0;
+        SrpChannel channel = firstChannel;
+        firstChannel = null;
+        lastChannel = null;
+        while (channel != null) {
+            final SrpChannel next = channel.batchNextChannel;
+            final CommandSlot first = channel.batchFirstSlot;
+            channel.batchFirstSlot = null;
+            channel.batchLastSlot = null;
+            channel.batchTail = null;
+            channel.batchNextChannel = null;
+            post(channel, first);
+            posted++;
+            channel = next;
+        }
+        return posted;
+    }
+
+    private void post(final SrpChannel channel, final CommandSlot first) {
+        try {
+            channel.queuePair.postSend(first.batchChain);
+        } catch (PostFailedException e) {
+            refused(channel, first, e.posted(), e);
+        } catch (RuntimeException e) {
+            refused(channel, first, 0, e);
+        }
+    }
+
+    /** The first {@code accepted} requests went; every slot with a request after them gets no completion. */
+    private void refused(final SrpChannel channel, final CommandSlot first, final int accepted, final RuntimeException cause) {
+        int covered = 0;
+        int slots = 0;
+        for (CommandSlot slot = first; slot != null; ) {
+            final CommandSlot next = slot.batchNext;
+            covered += slot.batchRequests;
+            slot.batchNext = null;
+            if (covered > accepted) {
+                // its last request, the signalled one, was not posted: no completion will free it
+                pipeline.postFailed(slot, null);
+                slots++;
+            }
+            slot = next;
+        }
+        LOG.warn("post refused on {} after {} of {} work requests: {}; {} command slot(s) taken back", channel, accepted,
+                covered, cause.getMessage(), slots);
+    }
+}
