@@ -166,6 +166,9 @@ final class SoftCompletionQueue implements CompletionQueue {
      */
     void add(final long wrId, final int status, final int opcode, final int byteLen, final int immOrRkey,
              final int qpNum, final int srcQp, final int flags, final boolean solicited) {
+        if (closed) {
+            return; // destroyed while a QP's I/O agent was still flushing it (its close raced the agent): nobody polls
+        }
         long sequence;
         do {
             sequence = claimed.get();
@@ -175,8 +178,12 @@ final class SoftCompletionQueue implements CompletionQueue {
             }
         } while (!claimed.compareAndSet(sequence, sequence + 1));
         final int slot = (int) sequence & mask;
-        WorkCompletions.write(ring, (long) slot * WorkCompletions.ENTRY_SIZE, wrId, status, opcode, byteLen, immOrRkey,
-            qpNum, srcQp, flags);
+        try {
+            WorkCompletions.write(ring, (long) slot * WorkCompletions.ENTRY_SIZE, wrId, status, opcode, byteLen, immOrRkey,
+                qpNum, srcQp, flags);
+        } catch (final IllegalStateException closedMeanwhile) {
+            return; // the ring's memory went with a close between the check above and this write
+        }
         PUBLISHED.setRelease(published, slot, sequence);
         if (channel == null) {
             return;
