@@ -235,6 +235,37 @@ public final class SrpInitiator implements AutoCloseable {
         return work;
     }
 
+    /**
+     * Waits up to {@code timeout} for {@code future}; with {@link InitiatorConfig.Waiting#CALLER} the waiting thread
+     * drives the channels meanwhile ({@link #poll}), spinning while polls bring work and yielding the core after 64 that
+     * bring none (another thread may hold the channel). Returns whether the future is done; false when the timeout
+     * passed or the thread was interrupted (its interrupt flag stays set). Never blocks in {@code future.get}, so a
+     * caller reads the result with {@code get(0, ...)} or {@code join()} once this returns true.
+     */
+    public boolean awaitDone(final java.util.concurrent.Future<?> future, final long timeout, final TimeUnit unit) {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (config.waiting() != InitiatorConfig.Waiting.CALLER) {
+            try {
+                future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+                // done (failed) or not done: isDone tells
+            }
+            return future.isDone();
+        }
+        int idle = 0;
+        while (!future.isDone() && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
+            idle = poll() > 0 ? 0 : idle + 1;
+            if (idle > SPINS_BEFORE_YIELD) {
+                Thread.yield();
+            } else if (idle > 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return future.isDone();
+    }
+
     /** Channel {@code index}'s agent thread (tests look at how it waits); null when the callers drive it. */
     Thread channelThread(final int index) {
         return channels.get(index).thread();
@@ -497,22 +528,9 @@ public final class SrpInitiator implements AutoCloseable {
      * {@link InitiatorConfig.Waiting#CALLER} the waiting thread drives the channels meanwhile: nobody else would.
      */
     long await(final CompletableFuture<Long> future, final String what, final long timeoutSeconds) throws SrpIoException {
-        long getTimeout = timeoutSeconds;
-        if (config.waiting() == InitiatorConfig.Waiting.CALLER) {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            int idle = 0;
-            while (!future.isDone() && System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted()) {
-                idle = poll() > 0 ? 0 : idle + 1;
-                if (idle > SPINS_BEFORE_YIELD) {
-                    Thread.yield(); // another thread may hold the channel: leave it the core
-                } else if (idle > 0) {
-                    Thread.onSpinWait();
-                }
-            }
-            getTimeout = 0; // the wait is over: done, timed out or interrupted (nobody drives a longer get)
-        }
+        awaitDone(future, timeoutSeconds, TimeUnit.SECONDS);
         try {
-            return future.get(getTimeout, TimeUnit.SECONDS);
+            return future.get(0, TimeUnit.SECONDS); // done, timed out or interrupted: no longer get with nobody driving
         } catch (ExecutionException e) {
             if (e.getCause() instanceof SrpIoException io) {
                 throw io;

@@ -79,4 +79,20 @@ class CallerDrivenTest extends InitiatorTest {
             assertEquals((byte) 0x6c, block.get(ValueLayout.JAVA_BYTE, lun.blockSize() - 1), "read back what was written");
         }
     }
+
+    /** {@code awaitDone} drives the channel while it waits: with nobody else polling, the future completes in it. */
+    @Test
+    void awaitDoneDrivesTheChannelUntilTheFutureIsDone() throws Exception {
+        driving = false;
+        initiator = SrpInitiator.connect(config(0x1C2));
+        final Lun lun = initiator.lun(1);
+        final MemorySegment block = initiator.allocateBuffer(lun.blockSize());
+        final java.util.concurrent.CompletableFuture<Long> read = lun.read(5, 1, block, 0);
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        assertEquals(false, read.isDone(), "answered with nobody polling");
+        assertEquals(true, initiator.awaitDone(read, 10, TimeUnit.SECONDS), "done within the wait");
+        assertEquals(lun.blockSize(), read.getNow(-1L));
+        final java.util.concurrent.CompletableFuture<Long> never = new java.util.concurrent.CompletableFuture<>();
+        assertEquals(false, initiator.awaitDone(never, 20, TimeUnit.MILLISECONDS), "a future nobody completes times out");
+    }
 }

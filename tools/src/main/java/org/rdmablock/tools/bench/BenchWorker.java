@@ -432,19 +432,8 @@ final class BenchWorker {
     private boolean awaitBulk(final CompletableFuture<Long> future, final boolean write, final long lba, final long blocks) {
         String why;
         try {
-            long getTimeout = BULK_TIMEOUT_SECONDS;
-            if (drives) {
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BULK_TIMEOUT_SECONDS);
-                int idle = 0;
-                while (!future.isDone() && System.nanoTime() - deadline < 0) {
-                    idle = initiator.poll() > 0 ? 0 : idle + 1;
-                    if (idle > spins) {
-                        Thread.yield();
-                    }
-                }
-                getTimeout = 0; // done or timed out: a longer get would wait with nobody driving
-            }
-            future.get(getTimeout, TimeUnit.SECONDS);
+            initiator.awaitDone(future, BULK_TIMEOUT_SECONDS, TimeUnit.SECONDS); // drives the channels if this thread must
+            future.get(0, TimeUnit.SECONDS);
             return true;
         } catch (ExecutionException e) {
             why = e.getCause().getMessage();
