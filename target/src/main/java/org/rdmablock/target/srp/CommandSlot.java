@@ -28,8 +28,10 @@ import java.lang.foreign.MemorySegment;
  * <p>Life: the intake stage takes a free slot for an IU, fills it ({@link #load}) and either posts the data-out
  * READs or hands it to a backend thread; the backend thread executes the command and, in {@link #completed}, posts
  * the data-in WRITEs and the response as one chain (RC ordering puts the data before the response); the response's
- * send completion returns the slot to the intake stage, which frees it. One thread touches a slot at a time, handed
- * over through the ring (or the failed-post queue), so its fields need no synchronisation.
+ * send completion returns the slot to the intake stage, which frees it. On the poller thread that runs the pipeline
+ * ({@code backend_threads = 0}) each post joins the duty cycle's {@link SendBatch} instead of going at once. One thread
+ * touches a slot at a time, handed over through the ring (or the failed-post queue), so its fields need no
+ * synchronisation.
  */
 final class CommandSlot implements ScsiCompletion {
     /**

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * The duty-cycle agent between the completion queue and the pipeline: polls a batch of completions and publishes
  * each into the ring, routing by its work request id alone ({@link WorkRequestIds}). When the CQ is empty it backs
  * off (spin, yield, then short parks) or, in event mode, arms the CQ and sleeps on its completion channel. Every
- * idle period of {@link #TICK_NANOS} it publishes a tick so that the intake stage does its housekeeping.
+ * idle period of {@link #TICK_NANOS} it publishes a tick so that the intake stage does its housekeeping. Without
+ * backend threads the publish runs the pipeline right here, and each duty cycle ends by posting what that work
+ * gathered, one chain per QP ({@link SendBatch}).
  *
  * <p>Runs on its own thread; the only thread that polls the CQ and the ring's only producer.
  */

@@ -13,7 +13,8 @@ import org.rdmablock.verbs.QueuePair;
  *
  * <p>Threads: built by the login thread; from then on its receives are reposted and its counters kept by the intake
  * stage alone, its QP posted to by the intake stage (RDMA READs) and the backend threads (responses), which the
- * verbs API allows. It is torn down by the intake stage once nothing of it is outstanding.
+ * verbs API allows; with {@code backend_threads = 0} by the poller thread alone, one chain per duty cycle
+ * ({@link SendBatch}). It is torn down by the intake stage once nothing of it is outstanding.
  */
 final class SrpChannel {
     /** Receives posted beyond the credits granted: an IU sent without a credit is answered BUSY, not left to RNR. */
