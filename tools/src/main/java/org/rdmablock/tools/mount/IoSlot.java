@@ -10,9 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One FUSE worker thread's registered buffer and the completion of the one operation it has in flight: the thread
  * copies a request's data into (or out of) {@link #buffer}, submits with {@link #DONE} and this slot as attachment, and
- * parks in {@link #await} until the initiator's channel thread calls back (with {@code Waiting.CALLER} it drives the
- * initiator's channels itself meanwhile: whichever waiting thread polls runs the callbacks). Nothing is allocated
- * per operation.
+ * parks in {@link #await} until the initiator's channel thread calls back (with {@code Waiting.CALLER} the waiting
+ * threads take turns at driving the initiator's channels: {@link PollingTurn}). Nothing is allocated per operation.
  */
 final class IoSlot {
     /** The callback of every slot's operations: records the outcome and wakes the waiting thread. */
@@ -28,13 +27,25 @@ final class IoSlot {
     /** Written last by the callback, read first by the waiter: publishes {@link #bytes} and {@link #failure}. */
     private volatile boolean done;
 
-    /** Polls the initiator's channels while this slot's thread waits ({@code SrpInitiator::poll}), or null. */
-    private final java.util.function.IntSupplier driver;
+    /** With {@code Waiting.CALLER}: the turn at driving the channels this slot's thread takes while it waits, or null. */
+    private final PollingTurn turn;
+    /** Set while the slot's thread waits for its answer ({@link PollingTurn}'s hand-over looks for such threads). */
+    volatile boolean waiting;
 
-    IoSlot(final MemorySegment segment, final java.util.function.IntSupplier driver) {
+    IoSlot(final MemorySegment segment, final PollingTurn turn) {
         this.segment = segment;
-        this.driver = driver;
+        this.turn = turn;
         this.buffer = segment.asByteBuffer();
+    }
+
+    /** Whether the operation was answered. */
+    boolean isDone() {
+        return done;
+    }
+
+    /** The thread of the operation in flight. */
+    Thread waiter() {
+        return waiter;
     }
 
     /** Bytes of the buffer. */
@@ -65,16 +76,13 @@ final class IoSlot {
      */
     boolean await(final long timeoutNanos) {
         final long deadline = System.nanoTime() + timeoutNanos;
+        if (turn != null) {
+            return turn.await(this, deadline);
+        }
         while (!done) {
             final long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return false;
-            }
-            if (driver != null) {
-                if (driver.getAsInt() == 0) {
-                    Thread.yield(); // another thread may be driving the channel that holds this answer
-                }
-                continue;
             }
             LockSupport.parkNanos(this, left);
         }

@@ -34,15 +34,22 @@ final class SlotPool {
 
     /**
      * @param register makes registered memory of the given size (the initiator's {@code allocateBuffer})
-     * @param driver   the initiator whose channels the waiting threads drive ({@code Waiting.CALLER}), or null
+     * @param driver   polls the initiator's channels ({@code SrpInitiator::poll}, {@code Waiting.CALLER}): the waiting
+     *                 threads take turns at it ({@link PollingTurn}); or null
      */
     SlotPool(final int count, final LongFunction<MemorySegment> register, final java.util.function.IntSupplier driver) {
         final MemorySegment region = register.apply((long) (count + 1) * SLOT_BYTES);
+        final PollingTurn turn = driver == null ? null : new PollingTurn(driver);
         slots = new IoSlot[count];
         for (int i = 0; i < count; i++) {
-            slots[i] = new IoSlot(region.asSlice((long) i * SLOT_BYTES, SLOT_BYTES), driver);
+            slots[i] = new IoSlot(region.asSlice((long) i * SLOT_BYTES, SLOT_BYTES), turn);
         }
-        spare = new IoSlot(region.asSlice((long) count * SLOT_BYTES, SLOT_BYTES), driver);
+        spare = new IoSlot(region.asSlice((long) count * SLOT_BYTES, SLOT_BYTES), turn);
+        if (turn != null) {
+            final IoSlot[] all = java.util.Arrays.copyOf(slots, count + 1);
+            all[count] = spare;
+            turn.slots(all);
+        }
     }
 
     /** The calling thread's slot; give it back with {@link #release} (a no-op unless it is the spare). */
