@@ -477,6 +477,7 @@ final class CommandPipeline implements AutoCloseable {
                 case SrpOpcode.I_LOGOUT -> {
                     LOG.info("{} logged out: SRP_I_LOGOUT; {} command(s) in flight", channel, channel.outstandingCommands);
                     channel.closing = true;
+                    sendBatch.flush(); // the responses this cycle made go before the disconnect, as they did unbatched
                     channel.disconnect();
                     return true;
                 }

@@ -46,24 +46,26 @@ class SendBatchTest {
     }
 
     /**
-     * The QP takes the first 5 requests of a cycle's chain of reads (2 each: the data-in WRITE, then the response) and
-     * refuses the rest: two commands went, and every other slot of the chain comes back through the side queue (the
-     * third's WRITE went, its response did not, so it is no exception). No slot is lost and none freed twice.
+     * The QP takes the first 0 or 5 requests of a cycle's chain of reads (2 each: the data-in WRITE, then the response)
+     * and refuses the rest (the soft provider refuses a chain whole; a device may take a prefix): with 5, two commands
+     * went, and every other slot of the chain comes back through the side queue (the third's WRITE went, its response
+     * did not, so it is no exception). No slot is lost and none freed twice.
      */
-    @Test
-    void aChainRefusedPartWayGivesBackEverySlotWhoseResponseDidNotGo() {
+    @ParameterizedTest(name = "{0} requests accepted")
+    @CsvSource({"0", "5"})
+    void aChainRefusedPartWayGivesBackEverySlotWhoseResponseDidNotGo(final int accepted) {
         try (PipelineHarness harness = new PipelineHarness(1, QUEUE_DEPTH, 0, new DiscardingBackend(PipelineHarness.DEVICE_BYTES))) {
             final int freeAtStart = harness.pipeline.freeSlots();
             harness.burst(QUEUE_DEPTH);
             harness.run(1_000);
             final FakeVerbs.Posts posts = harness.queuePair(0).posts();
-            posts.refuseAfter = 5;
+            posts.refuseAfter = accepted;
             for (int i = 0; i < 100 && posts.refuseAfter >= 0; i++) {
                 harness.run(1);
             }
-            assertEquals(-1, posts.refuseAfter, "a chain of three commands or more was refused");
+            assertEquals(-1, posts.refuseAfter, "a chain longer than its accepted head was refused");
             harness.settle();
-            final int refusedCommands = posts.refusedChainLength / 2 - 2;
+            final int refusedCommands = posts.refusedChainLength / 2 - accepted / 2;
             assertEquals(refusedCommands, harness.unanswered(), "the commands whose responses did not go");
             assertEquals(freeAtStart, harness.pipeline.freeSlots(), "every slot back");
         }

@@ -66,6 +66,11 @@ final class PollingTurn {
             return true;
         } finally {
             slot.waiting = false;
+            if (holder.get() == null) {
+                // this thread may have been woken to take the turn and found its answer there (or its deadline
+                // passed): the turn goes on to another waiter rather than wait for a park bound
+                wakeAWaiter();
+            }
         }
     }
 
@@ -86,6 +91,10 @@ final class PollingTurn {
     private void pass() {
         holder.set(null);
         VarHandle.fullFence(); // the free turn before the waiting flags are read (volatile accesses: belt and braces)
+        wakeAWaiter();
+    }
+
+    private void wakeAWaiter() {
         for (final IoSlot s : slots) {
             if (s.waiting && !s.isDone() && s.waiter() != Thread.currentThread()) {
                 LockSupport.unpark(s.waiter());
