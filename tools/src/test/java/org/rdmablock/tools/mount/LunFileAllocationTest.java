@@ -8,9 +8,10 @@ import org.rdmablock.tools.session.EmbeddedTarget;
 
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The mount's own part of an I/O allocates nothing: {@link LunFile} reads and writes (aligned 4 KiB, unaligned with
@@ -20,6 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LunFileAllocationTest {
     private static final int WARMUP = 5_000;
     private static final int OPERATIONS = 20_000;
+    private static final int WINDOWS = 3;
+    /** Below one allocation per 300 operations: a window of 20 000 allocating under 1000 bytes passes. */
+    private static final double MAX_BYTES_PER_OPERATION = 0.05;
 
     @Test
     @Timeout(180)
@@ -33,11 +37,20 @@ class LunFileAllocationTest {
             run(file, fuseBuffer, WARMUP); // JIT, the slot's claim, the ThreadLocal's entry
             final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             final long self = Thread.currentThread().threadId();
-            final long before = threads.getThreadAllocatedBytes(self);
-            run(file, fuseBuffer, OPERATIONS);
-            final long bytes = threads.getThreadAllocatedBytes(self) - before;
-            final double perOperation = (double) bytes / OPERATIONS;
-            assertTrue(perOperation < 0.05, bytes + " bytes over " + OPERATIONS + " operations: " + perOperation + " per operation");
+            // A window may hold a one-off allocation (a deoptimisation on a loaded machine rematerialises objects, a
+            // branch first taken there links its call site): the first clean window passes. An allocation per
+            // operation, even 16 bytes, shows in every window (320 000 bytes), so three chances do not hide it.
+            final long[] windows = new long[WINDOWS];
+            for (int w = 0; w < WINDOWS; w++) {
+                final long before = threads.getThreadAllocatedBytes(self);
+                run(file, fuseBuffer, OPERATIONS);
+                windows[w] = threads.getThreadAllocatedBytes(self) - before;
+                if ((double) windows[w] / OPERATIONS < MAX_BYTES_PER_OPERATION) {
+                    return;
+                }
+            }
+            fail("every window of " + OPERATIONS + " operations allocated: " + Arrays.toString(windows) + " bytes (at most "
+                    + MAX_BYTES_PER_OPERATION * OPERATIONS + " in one passes)");
         }
     }
 
