@@ -139,7 +139,7 @@ final class InboundStream {
 
     private int readable() {
         if (!rxOwner.compareAndSet(false, true)) {
-            return 0; // a polling thread is reading; what it leaves stays ready for the next select
+            return yieldToHolder();
         }
         try {
             if (qp.teardown.lingerDeadline != Long.MAX_VALUE || reader.hasFailed()) {
@@ -149,6 +149,33 @@ final class InboundStream {
         } finally {
             rxOwner.set(false);
         }
+    }
+
+    /**
+     * Agent: a polling thread holds the stream ({@link #progress}) although it does not count as spinning (its
+     * polls come further apart than {@link SoftCompletionQueue#SPIN_POLL_INTERVAL_NANOS}, as when each brings a
+     * large transfer). The socket stays readable while that thread reads, and select is level-triggered, so the
+     * agent would come back to it at once, again and again: some 100 000 futile selects a second on each side of a
+     * 1 MiB transfer, a core's third spent in epoll on a machine of two. So the agent stops watching for input as
+     * in a hand-off: it looks again when the hand-off time is up, at once when the holder goes to sleep
+     * ({@link #pollerSleeping}), and on its next duty cycle when the holder let go before the deadline was written
+     * (either the holder's later {@code pollerSleeping} sees the deadline, or this check sees the release).
+     *
+     * @return 1 when the holder let go meanwhile (work to come at once: the agent must not block), else 0
+     */
+    private int yieldToHolder() {
+        final SelectionKey key = qp.key;
+        if (key == null || !key.isValid() || qp.teardown.lingerDeadline != Long.MAX_VALUE) {
+            return 0; // lingering: the agent drains alone (pollers keep out), and its timer is the linger's
+        }
+        key.interestOpsAnd(~SelectionKey.OP_READ);
+        handOffDeadline = System.nanoTime() + pollHandOffNanos;
+        qp.agent.armTimer(qp);
+        if (!rxOwner.get()) {
+            handOffDeadline = System.nanoTime();
+            return 1;
+        }
+        return 0;
     }
 
     private int read() {

@@ -79,6 +79,11 @@ final class IoAgent implements Runnable {
         return Thread.currentThread() == thread;
     }
 
+    /** The agent's thread id (tests measure its CPU time). */
+    long threadId() {
+        return thread.threadId();
+    }
+
     /** Runs {@code task} on the agent thread (at once if called from it). */
     void execute(final Runnable task) {
         if (isAgentThread()) {

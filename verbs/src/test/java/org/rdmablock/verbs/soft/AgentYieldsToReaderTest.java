@@ -1,0 +1,96 @@
+package org.rdmablock.verbs.soft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rdmablock.verbs.ConnectionParameters;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.ReceiveWorkRequest;
+import org.rdmablock.verbs.WcStatus;
+import org.rdmablock.verbs.WorkCompletions;
+
+/**
+ * A thread polling the QP's CQ reads the stream itself (receive ownership, {@link InboundStream#progress}) even when
+ * its polls are too far apart for the agent to hand the socket over to it, as when each poll brings a 1 MiB transfer.
+ * The agent, finding the socket readable and the stream held, used to come straight back to the level-triggered
+ * selector, again and again while the holder read: some 100 000 futile selects a second on each side of a 1 MiB
+ * transfer, a third of a core on a machine of two (and half the bench's 1 MiB write throughput). Now it stops
+ * watching for input until the hand-off time is up (a minute here) or the holder goes to sleep.
+ *
+ * <p>This test holds the stream as a reading poller does ({@code rxOwner}), lets the peer send, and measures the
+ * agent's CPU time meanwhile; then checks that nothing waits for the long hand-off time: a poller that goes on
+ * polling reads the message, and a poller that goes to sleep gets the next one from the agent at once.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class AgentYieldsToReaderTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    /** Measured window, and the agent CPU time allowed in it: a spinning agent takes most of the window. */
+    private static final long WINDOW_MILLIS = 500;
+    private static final long MAX_AGENT_CPU_MILLIS = 50;
+    private static final long SETTLE_MILLIS = 100;
+    private static final int RECEIVES = 4;
+    private static final int SIZE = 64;
+
+    @Test
+    void theAgentDoesNotSpinWhileAPollerHoldsTheStream() throws Exception {
+        final long saved = InboundStream.pollHandOffNanos;
+        InboundStream.pollHandOffNanos = TimeUnit.MINUTES.toNanos(1);
+        try (ScriptedConnection c = new ScriptedConnection(ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
+            final MemoryRegion buffers = c.register(RECEIVES * SIZE);
+            for (int i = 0; i < RECEIVES; i++) {
+                final ReceiveWorkRequest wr = new ReceiveWorkRequest().wrId(i);
+                wr.sgl().add(buffers, (long) i * SIZE, SIZE);
+                c.qp.postReceive(wr);
+            }
+            final SoftConnectedQueuePair qp = (SoftConnectedQueuePair) c.qp;
+            final InboundStream inbound = qp.inbound;
+            final WorkCompletions wc = new WorkCompletions(RECEIVES);
+            final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+
+            // 1. A poller holds the stream; the peer's message makes the socket readable.
+            assertTrue(inbound.rxOwner.compareAndSet(false, true), "the stream was free");
+            c.peer.sendSend(new byte[] {1});
+            Thread.sleep(SETTLE_MILLIS); // the message is in the socket, and the agent has found it readable
+            final long cpuBefore = threads.getThreadCpuTime(qp.agent.threadId());
+            Thread.sleep(WINDOW_MILLIS);
+            final long agentCpuMillis = TimeUnit.NANOSECONDS.toMillis(threads.getThreadCpuTime(qp.agent.threadId()) - cpuBefore);
+            assertTrue(agentCpuMillis < MAX_AGENT_CPU_MILLIS, "the agent spun while the stream was held: "
+                + agentCpuMillis + " ms of CPU in " + WINDOW_MILLIS + " ms");
+            assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline, "the agent's back-off");
+
+            // 2. The holder lets go and polls on: it reads the message itself.
+            inbound.rxOwner.set(false);
+            final long deadline = System.nanoTime() + WAIT.toNanos();
+            int n = 0;
+            while (n == 0 && System.nanoTime() < deadline) {
+                n = c.cq.poll(wc, RECEIVES);
+            }
+            assertEquals(1, n, "the message after the holder let go");
+            assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
+            assertEquals(1, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
+
+            // 3. The agent still stays off the socket (until the minute is up); the poller goes to sleep on the
+            //    completion channel, and the next message comes through the agent at once.
+            assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline, "the agent's back-off");
+            c.cq.requestNotify(false);
+            assertEquals(0, c.cq.poll(wc, RECEIVES));
+            c.peer.sendSend(new byte[] {2});
+            assertSame(c.cq, c.channel.awaitEvent(WAIT), "the message waited for the agent's hand-off time");
+            assertEquals(1, c.cq.poll(wc, RECEIVES));
+            assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
+            assertEquals(2, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
+        } finally {
+            InboundStream.pollHandOffNanos = saved;
+        }
+    }
+}
