@@ -43,9 +43,10 @@ final class InboundStream {
     /** Receive ownership: the I/O agent and polling threads ({@link #progress}) take turns reading the stream. */
     final AtomicBoolean rxOwner = new AtomicBoolean();
     /**
-     * When the agent next looks whether the CQs are still polled; Long.MAX_VALUE while it watches the socket.
-     * Written by the agent, and by a poller going to sleep ({@link #pollerSleeping}: due now); volatile, as both
-     * sides write it and then read the other's state (the CQ's poll clock), so one of them sees the other.
+     * When the agent next looks whether the CQs are still polled, or whether a poller that held the stream has let
+     * go ({@link #yieldToHolder}); Long.MAX_VALUE while it watches the socket. Written by the agent, and by a poller
+     * going to sleep ({@link #pollerSleeping}: due now); volatile, as both sides write it and then read the other's
+     * state (the CQ's poll clock, or {@link #rxOwner}), so one of them sees the other.
      */
     volatile long handOffDeadline = Long.MAX_VALUE;
     /** Reads that returned bytes; the liveness sweep compares it with its last look (no clock read per read). */
@@ -97,14 +98,17 @@ final class InboundStream {
      * Called after the CQ's poll clock says "not spinning" ({@link SoftCompletionQueue#requestNotify}).
      */
     void pollerSleeping() {
-        final long deadline = handOffDeadline;
         // a CAS, not a store: had the agent meanwhile ended the hand-off (MAX_VALUE, and possibly dropped the QP from
-        // its timers), a store would leave a deadline nobody looks at; had it set a later one, its recheckPoller
-        // sees this poller's reset clock and ends the hand-off itself
-        if (deadline != Long.MAX_VALUE && HAND_OFF_DEADLINE.compareAndSet(this, deadline, System.nanoTime())) {
-            final IoAgent agent = qp.agent;
-            if (agent != null) {
-                agent.wakeup();
+        // its timers), a store would leave a deadline nobody looks at; had it set a later one (a new hand-off, or a
+        // step back from a stream held by a poller: yieldToHolder), the loop ends that one too
+        long deadline;
+        while ((deadline = handOffDeadline) != Long.MAX_VALUE) {
+            if (HAND_OFF_DEADLINE.compareAndSet(this, deadline, System.nanoTime())) {
+                final IoAgent agent = qp.agent;
+                if (agent != null) {
+                    agent.wakeup();
+                }
+                return;
             }
         }
     }
@@ -122,6 +126,10 @@ final class InboundStream {
     /** Agent timer: still polled? look again later; else watch the socket again and read what waits. */
     int checkHandOff(final long now) {
         if (now - handOffDeadline < 0) {
+            return 0;
+        }
+        if (qp.teardown.closed) {
+            handOffDeadline = Long.MAX_VALUE; // nothing to read: a read would only report the closed channel as lost
             return 0;
         }
         if (pollerActive(now)) {
@@ -157,11 +165,14 @@ final class InboundStream {
      * large transfer). The socket stays readable while that thread reads, and select is level-triggered, so the
      * agent would come back to it at once, again and again: some 100 000 futile selects a second on each side of a
      * 1 MiB transfer, a core's third spent in epoll on a machine of two. So the agent stops watching for input as
-     * in a hand-off: it looks again when the hand-off time is up, at once when the holder goes to sleep
-     * ({@link #pollerSleeping}), and on its next duty cycle when the holder let go before the deadline was written
-     * (either the holder's later {@code pollerSleeping} sees the deadline, or this check sees the release).
+     * in a hand-off: it looks again when the hand-off time is up, at once when the holder goes to sleep, and on its
+     * next duty cycle when the holder let go before the deadline was written. A holder about to sleep has armed its CQ,
+     * and its poll calls {@link #pollerSleeping} after it lets go (SoftCompletionQueue.poll): either that call sees
+     * the deadline written here, or the check below sees the release. A holder that polls on reads the stream at
+     * its next empty poll; one that stops without sleeping leaves it to the agent's timer.
      *
-     * @return 1 when the holder let go meanwhile (work to come at once: the agent must not block), else 0
+     * @return 1 when the holder let go meanwhile (work to come at once: from a timer, the agent must not block),
+     *     else 0
      */
     private int yieldToHolder() {
         final SelectionKey key = qp.key;

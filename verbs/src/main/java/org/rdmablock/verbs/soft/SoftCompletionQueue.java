@@ -230,6 +230,14 @@ final class SoftCompletionQueue implements CompletionQueue {
                     throw new VerbsException(VerbsException.EIO, "completion queue readiness: " + e.getMessage());
                 }
             }
+            if (armed.get() != ARM_NONE) {
+                // The poll between arming and sleeping: requestNotify told the agents before this poll read the
+                // streams, and an agent that found a stream held by it stepped back (InboundStream.yieldToHolder).
+                // Tell them again now that this poll has let go, or a message could wait for the hand-off timer.
+                for (final SoftQueuePair qp : qps) {
+                    qp.pollerSleeping();
+                }
+            }
             count = published(max, completions);
         }
         if (count == 0) {

@@ -29,7 +29,8 @@ import org.rdmablock.verbs.WorkCompletions;
  *
  * <p>This test holds the stream as a reading poller does ({@code rxOwner}), lets the peer send, and measures the
  * agent's CPU time meanwhile; then checks that nothing waits for the long hand-off time: a poller that goes on
- * polling reads the message, and a poller that goes to sleep gets the next one from the agent at once.
+ * polling reads the message, and a poller that arms its CQ while it still holds the stream, lets go in its last poll
+ * and sleeps gets the next message from the agent at once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AgentYieldsToReaderTest {
@@ -56,6 +57,7 @@ class AgentYieldsToReaderTest {
             final InboundStream inbound = qp.inbound;
             final WorkCompletions wc = new WorkCompletions(RECEIVES);
             final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            assertTrue(threads.isThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled(), "thread CPU time is measurable");
 
             // 1. A poller holds the stream; the peer's message makes the socket readable.
             assertTrue(inbound.rxOwner.compareAndSet(false, true), "the stream was free");
@@ -79,10 +81,14 @@ class AgentYieldsToReaderTest {
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertEquals(1, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
 
-            // 3. The agent still stays off the socket (until the minute is up); the poller goes to sleep on the
-            //    completion channel, and the next message comes through the agent at once.
-            assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline, "the agent's back-off");
+            // 3. The poller arms the CQ to sleep while it still holds the stream (requestNotify tells the agent, which
+            //    comes back, finds the stream held and steps back again), then lets go in its last poll before it
+            //    sleeps: that poll must give the socket back, or the next message waits for the minute.
+            assertTrue(inbound.rxOwner.compareAndSet(false, true), "the stream was free");
             c.cq.requestNotify(false);
+            Thread.sleep(SETTLE_MILLIS); // the agent, woken by requestNotify, has found the stream held again
+            assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline, "the agent's back-off");
+            inbound.rxOwner.set(false);
             assertEquals(0, c.cq.poll(wc, RECEIVES));
             c.peer.sendSend(new byte[] {2});
             assertSame(c.cq, c.channel.awaitEvent(WAIT), "the message waited for the agent's hand-off time");
