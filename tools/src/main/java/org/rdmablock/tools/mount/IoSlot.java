@@ -70,7 +70,10 @@ final class IoSlot {
     }
 
     /**
-     * Waits for the operation's answer, at most {@code timeoutNanos}.
+     * Waits for the operation's answer, at most {@code timeoutNanos}. An interrupt does not end the wait: the slot's
+     * buffer belongs to the channel until the answer comes, so the caller could not reuse it anyway; and a park
+     * returns at once while the thread's interrupt flag is set, so keeping the flag would turn the wait into a spin
+     * that takes a core until the answer. The flag is cleared while waiting and set again before returning.
      *
      * @return whether it was answered; then {@link #failure()} says how
      */
@@ -79,14 +82,22 @@ final class IoSlot {
         if (turn != null) {
             return turn.await(this, deadline);
         }
-        while (!done) {
-            final long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
+        boolean interrupted = false;
+        try {
+            while (!done) {
+                final long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, left);
+                interrupted |= Thread.interrupted(); // cleared, else every park returns at once
             }
-            LockSupport.parkNanos(this, left);
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        return true;
     }
 
     /** The answered operation's failure, or null. */

@@ -15,6 +15,7 @@ import java.util.function.IntSupplier;
  * <p>The hand-over is a Dekker pair on volatiles: a waiter marks its slot waiting, then looks for a free turn; the
  * holder frees the turn, then looks for waiting slots. Either the waiter sees the free turn, or the holder sees the
  * waiter and unparks it. A park still has a bound ({@link #PARK_NANOS}), a safety net that costs nothing when unused.
+ * An interrupt does not end a wait (see {@link IoSlot#await}).
  */
 final class PollingTurn {
     /** Polls that bring nothing before the holder yields the core between polls. */
@@ -47,6 +48,7 @@ final class PollingTurn {
      */
     boolean await(final IoSlot slot, final long deadline) {
         slot.waiting = true;
+        boolean interrupted = false;
         try {
             while (!slot.isDone()) {
                 final long left = deadline - System.nanoTime();
@@ -61,10 +63,14 @@ final class PollingTurn {
                     }
                 } else {
                     LockSupport.parkNanos(this, Math.min(left, parkNanos));
+                    interrupted |= Thread.interrupted(); // cleared, else every park returns at once
                 }
             }
             return true;
         } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
             slot.waiting = false;
             if (holder.get() == null) {
                 // this thread may have been woken to take the turn and found its answer there (or its deadline

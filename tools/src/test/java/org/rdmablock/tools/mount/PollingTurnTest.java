@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -74,5 +78,98 @@ class PollingTurnTest {
         assertEquals(0, overlaps.get(), "polls that overlapped another thread's");
         assertTrue(polls.get() >= THREADS * OPERATIONS, "polls: " + polls.get());
         assertEquals(null, turn.holder(), "the turn is free once nobody waits");
+    }
+
+    /** CPU a thread may take over {@link #INTERRUPTED_WAIT_MILLIS} while it waits; a spinning one takes about all of it. */
+    private static final long WAIT_CPU_BOUND_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long INTERRUPTED_WAIT_MILLIS = 500;
+
+    /**
+     * A FUSE thread interrupted while it waits for its answer (another thread holds the turn) keeps waiting, parked,
+     * not spinning: a park returns at once while the interrupt flag is set, so the flag is cleared for the wait and set
+     * again when the answer has come.
+     */
+    @Test
+    void anInterruptedWaiterParksUntilItsAnswerAndKeepsItsInterrupt() throws Exception {
+        final ConcurrentLinkedDeque<IoSlot> submitted = new ConcurrentLinkedDeque<>();
+        final CountDownLatch answer = new CountDownLatch(1);
+        final PollingTurn turn = new PollingTurn(() -> {
+            try {
+                answer.await(); // the holder sits in its poll until the test lets the answers come
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            int n = 0;
+            for (IoSlot slot; (slot = submitted.poll()) != null; n++) {
+                IoSlot.DONE.completed(slot, 4096, null);
+            }
+            return n;
+        }, TimeUnit.SECONDS.toNanos(10));
+        final IoSlot holderSlot = new IoSlot(Arena.ofAuto().allocate(4096), turn);
+        final IoSlot waiterSlot = new IoSlot(Arena.ofAuto().allocate(4096), turn);
+        turn.slots(new IoSlot[] {holderSlot, waiterSlot});
+        final Thread holder = startWaiting(holderSlot, submitted, new AtomicBoolean(), new AtomicBoolean());
+        while (turn.holder() != holder) {
+            Thread.sleep(1);
+        }
+        final AtomicBoolean answered = new AtomicBoolean();
+        final AtomicBoolean stillInterrupted = new AtomicBoolean();
+        final Thread waiter = startWaiting(waiterSlot, submitted, answered, stillInterrupted);
+        final long cpu = cpuWhileInterrupted(waiter, waiterSlot);
+        answer.countDown();
+        holder.join(10_000);
+        waiter.join(10_000);
+        assertTrue(cpu < WAIT_CPU_BOUND_NANOS, "the interrupted waiter took " + cpu / 1_000_000 + " ms of CPU in "
+                + INTERRUPTED_WAIT_MILLIS + " ms: it spun");
+        assertTrue(answered.get(), "the interrupted waiter's answer came through");
+        assertTrue(stillInterrupted.get(), "the waiter's interrupt was kept for its caller");
+    }
+
+    /** The same without a polling turn (the mount's default: the channel's own thread answers). */
+    @Test
+    void anInterruptedWaiterWithoutATurnParksToo() throws Exception {
+        final IoSlot slot = new IoSlot(Arena.ofAuto().allocate(4096), null);
+        final AtomicBoolean answered = new AtomicBoolean();
+        final AtomicBoolean stillInterrupted = new AtomicBoolean();
+        final Thread waiter = startWaiting(slot, new ConcurrentLinkedDeque<>(), answered, stillInterrupted);
+        final long cpu = cpuWhileInterrupted(waiter, slot);
+        IoSlot.DONE.completed(slot, 4096, null);
+        waiter.join(10_000);
+        assertTrue(cpu < WAIT_CPU_BOUND_NANOS, "the interrupted waiter took " + cpu / 1_000_000 + " ms of CPU in "
+                + INTERRUPTED_WAIT_MILLIS + " ms: it spun");
+        assertTrue(answered.get(), "the interrupted waiter's answer came through");
+        assertTrue(stillInterrupted.get(), "the waiter's interrupt was kept for its caller");
+    }
+
+    private static Thread startWaiting(final IoSlot slot, final ConcurrentLinkedDeque<IoSlot> submitted,
+                                       final AtomicBoolean answered, final AtomicBoolean stillInterrupted) {
+        final CountDownLatch begun = new CountDownLatch(1);
+        final Thread thread = Thread.ofPlatform().name("fuse-waiter").start(() -> {
+            slot.begin(); // on the waiting thread: the answer unparks the thread that began the operation
+            submitted.add(slot);
+            begun.countDown();
+            answered.set(slot.await(TimeUnit.SECONDS.toNanos(30)) && slot.bytes() == 4096);
+            stillInterrupted.set(Thread.currentThread().isInterrupted());
+        });
+        try {
+            begun.await();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        return thread;
+    }
+
+    /** Interrupts {@code waiter} once it waits on {@code slot}, and returns the CPU it takes in the next half second. */
+    private static long cpuWhileInterrupted(final Thread waiter, final IoSlot slot) throws InterruptedException {
+        while (!slot.waiting && waiter.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(1);
+        }
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        waiter.interrupt();
+        final long before = threads.getThreadCpuTime(waiter.threadId());
+        Thread.sleep(INTERRUPTED_WAIT_MILLIS);
+        final long after = threads.getThreadCpuTime(waiter.threadId());
+        assertTrue(before >= 0 && after >= 0, "thread CPU time is measured here");
+        return after - before;
     }
 }
