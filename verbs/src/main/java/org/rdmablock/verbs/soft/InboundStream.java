@@ -67,7 +67,7 @@ final class InboundStream {
             handOffToPoller(readyKey);
             return 0;
         }
-        return readable();
+        return readable(false);
     }
 
     private boolean pollerActive(final long now) {
@@ -75,10 +75,15 @@ final class InboundStream {
     }
 
     private void handOffToPoller(final SelectionKey readyKey) {
-        readyKey.interestOpsAnd(~SelectionKey.OP_READ);
+        stopWatching(readyKey);
+        recheckPoller();
+    }
+
+    /** Agent: stops watching the socket for input until {@link #handOffDeadline}, now set {@link #pollHandOffNanos} ahead. */
+    private void stopWatching(final SelectionKey key) {
+        key.interestOpsAnd(~SelectionKey.OP_READ);
         handOffDeadline = System.nanoTime() + pollHandOffNanos;
         qp.agent.armTimer(qp);
-        recheckPoller();
     }
 
     /**
@@ -138,18 +143,25 @@ final class InboundStream {
             return 0;
         }
         handOffDeadline = Long.MAX_VALUE;
-        final SelectionKey key = qp.key;
-        if (key != null && key.isValid() && !reader.isPaused()) {
-            key.interestOpsOr(SelectionKey.OP_READ);
-        }
-        return readable();
+        return readable(true);
     }
 
-    private int readable() {
+    /**
+     * Agent: reads, when no poller holds the stream.
+     *
+     * @param watchAgain the hand-off has ended: watch the socket for input again, unless the stream is paused for a
+     *                   receive (decided while holding the stream: a poller's read may pause it meanwhile, and a
+     *                   paused stream's socket stays readable, which would wake the agent again and again)
+     */
+    private int readable(final boolean watchAgain) {
         if (!rxOwner.compareAndSet(false, true)) {
             return yieldToHolder();
         }
         try {
+            final SelectionKey key = qp.key;
+            if (watchAgain && key != null && key.isValid() && !reader.isPaused()) {
+                key.interestOpsOr(SelectionKey.OP_READ);
+            }
             if (qp.teardown.lingerDeadline != Long.MAX_VALUE || reader.hasFailed()) {
                 return qp.teardown.drainLinger();
             }
@@ -179,9 +191,7 @@ final class InboundStream {
         if (key == null || !key.isValid() || qp.teardown.lingerDeadline != Long.MAX_VALUE) {
             return 0; // lingering: the agent drains alone (pollers keep out), and its timer is the linger's
         }
-        key.interestOpsAnd(~SelectionKey.OP_READ);
-        handOffDeadline = System.nanoTime() + pollHandOffNanos;
-        qp.agent.armTimer(qp);
+        stopWatching(key);
         if (!rxOwner.get()) {
             handOffDeadline = System.nanoTime();
             return 1;
