@@ -5,7 +5,8 @@
 # Left to the soft provider (bin/test): BadInputTest (its RDMA protection errors end channels, and rxe does not flush
 # after an error: rxe-no-flush-after-err), ResourceLeakTest (500 logins) and DaemonCrashTest (child JVMs), which take
 # too long under emulation; the tests of the classes run here that need more connect private data than an IB/RoCE
-# request carries (56 bytes) skip themselves, with that reason.
+# request carries (56 bytes) skip themselves, with that reason. The test initiators wait 30 s, not 10, for an address,
+# a connection or a response: the JVM's first login under emulation once took longer than 10 s.
 TARGET_CLASSES="SrpTargetTest ExternalDescriptorTableTest ScsiCommandsTest LoginTest SessionsTest CommandTimeoutTest"
 ALLOWED_TARGET_SKIPS='private data'
 TCP="$(cat $W/java/target-test.classpath)"
@@ -13,7 +14,7 @@ selectors=()
 for c in $TARGET_CLASSES; do selectors+=(--select-class "org.rdmablock.target.srp.$c"); done
 target_junit() {
   $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g \
-    -Drdmablock.target.provider=native -Drdmablock.target.address=192.0.2.15 \
+    -Drdmablock.target.provider=native -Drdmablock.target.address=192.0.2.15 -Drdmablock.test.timeoutSeconds=30 \
     -jar $W/java/junit-console.jar execute --class-path "$TCP" --reports-dir "$OUT/reports/target-native" \
     --fail-if-no-tests --details=tree --disable-banner "${selectors[@]}"
 }

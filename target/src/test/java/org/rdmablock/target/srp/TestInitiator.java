@@ -57,7 +57,12 @@ final class TestInitiator implements AutoCloseable {
     static final String PROVIDER = System.getProperty("rdmablock.target.provider", "soft");
     /** The address the tests' targets listen on. */
     static final String ADDRESS = System.getProperty("rdmablock.target.address", "127.0.0.1");
-    static final Duration TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long a test initiator waits for an address, a connection, a response; system property
+     * {@code rdmablock.test.timeoutSeconds}, default 10. The QEMU harness sets 30: under emulation the first login of
+     * its JVM (cold code, rdma_cm on rxe) once took longer than 10 s, and the test failed on the connect.
+     */
+    static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("rdmablock.test.timeoutSeconds", 10));
     static final int IU_LENGTH = 8276;
     /** Where ib_srp puts immediate data in SRP_CMD, and what {@link #login} asks for. */
     static final int IMMEDIATE_OFFSET = 68;
