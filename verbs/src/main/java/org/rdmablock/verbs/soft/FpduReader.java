@@ -15,7 +15,9 @@ import org.rdmablock.verbs.soft.wire.TerminateMessage;
 /**
  * Parses the incoming MPA/DDP byte stream of one connection and places payload where its {@link Handler} says.
  * Bytes are read greedily into a staging buffer, so that many small FPDUs cost one read; when a large payload
- * is not yet in staging, the rest of it is read from the socket straight into registered memory. Small control
+ * is not yet in staging, the rest of it is read from the socket straight into registered memory. While the stream
+ * carries large data segments, a staging read stops at the end of the next FPDU header, so that the payload behind
+ * it goes straight into memory too rather than through staging. Small control
  * messages (Read Request, Terminate, atomics, Immediate Data) are handed over whole after their CRC is checked;
  * data segments are checked at their end. Runs on the connection's I/O agent only; allocates nothing.
  */
@@ -24,6 +26,13 @@ final class FpduReader {
     static final int STAGING_SIZE = Integer.getInteger("rdmablock.soft.rxStaging", 64 * 1024);
     /** A payload remainder of at least this many bytes is read directly into memory. */
     static final int DIRECT_READ_MIN = 4 * 1024;
+    /**
+     * A data segment of at least this payload makes the next staging read stop at the end of the next header: one
+     * small read more per segment, one copy of its payload less (a 64 KiB segment read greedily lands in staging
+     * almost whole and is copied out). Default 16 KiB; {@code -Drdmablock.soft.headerFirstMin=2147483647} reads every
+     * header greedily.
+     */
+    static final int HEADER_FIRST_MIN = Integer.getInteger("rdmablock.soft.headerFirstMin", 16 * 1024);
     /** Socket reads per readiness event, so one busy connection cannot starve the agent's others. */
     private static final int MAX_READS = 16;
 
@@ -69,6 +78,8 @@ final class FpduReader {
     private int padLength;
     private boolean paused;
     private boolean failed;
+    /** The last FPDU was a data segment of at least {@link #HEADER_FIRST_MIN} placed straight into memory. */
+    private boolean largeSegments;
 
     FpduReader(final Handler handler, final boolean crcEnabled, final int maxSge) {
         this.handler = handler;
@@ -118,7 +129,7 @@ final class FpduReader {
                 }
             } else {
                 compact();
-                staging.limit(staging.capacity()).position(end);
+                staging.limit(readLimit()).position(end);
                 n = channel.read(staging);
                 if (n > 0) {
                     end += n;
@@ -148,6 +159,26 @@ final class FpduReader {
             end -= position;
             position = 0;
         }
+    }
+
+    /**
+     * Where the next staging read stops: the buffer's end, or, while the stream carries large data segments, the end
+     * of the next FPDU's header (what is left of the current one, its trailer, and a tagged header), when that is
+     * further than what staging already holds.
+     */
+    private int readLimit() {
+        if (largeSegments) {
+            final int toNextHeader = switch (phase) {
+                case PAYLOAD -> payloadRemaining + padLength + Fpdu.CRC_SIZE;
+                case TRAILER -> padLength + Fpdu.CRC_SIZE;
+                default -> 0;
+            };
+            final long upTo = (long) position + toNextHeader + FpduHeader.TAGGED_LENGTH;
+            if (upTo > end && upTo <= staging.capacity()) {
+                return (int) upTo;
+            }
+        }
+        return staging.capacity();
     }
 
     /** Processes staged bytes; returns what it waits for: HEADER/TRAILER (more staged bytes) or PAYLOAD (direct read). */
@@ -238,6 +269,7 @@ final class FpduReader {
                     return false;
                 }
             }
+            largeSegments = false;
             if (!accepted(handler.onControl(header, staging))) {
                 return false;
             }
@@ -247,6 +279,7 @@ final class FpduReader {
         if (!accepted(handler.onDataHeader(header, payload, placement))) {
             return false;
         }
+        largeSegments = payload >= HEADER_FIRST_MIN && placement.isDirect();
         if (crcEnabled) {
             crc.reset();
             updateCrc(position, headerLength);

@@ -1,0 +1,84 @@
+package org.rdmablock.verbs.bench;
+
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.SendFlags;
+import org.rdmablock.verbs.SendOpcode;
+import org.rdmablock.verbs.SendWorkRequest;
+import org.rdmablock.verbs.WorkCompletions;
+import org.rdmablock.verbs.conformance.ConnectedPair;
+import org.rdmablock.verbs.conformance.ProviderFixture;
+
+/**
+ * A stream of large RDMA WRITEs on a soft RC QP, {@link #depth} in flight: one operation is one WRITE of
+ * {@link #size} bytes completed (ops/s times size is the bandwidth). The passive side's I/O agent parses the
+ * stream and places the payload; compare its read strategies with {@code -jvmArgsAppend
+ * -Drdmablock.soft.headerFirstMin=2147483647} (every staging read greedy) against the default:
+ * {@code bin/jmh verbs -f 3 WriteStreamBenchmark}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class WriteStreamBenchmark {
+    @Param({"65536", "1048576"})
+    public int size;
+
+    /** WRITEs in flight. */
+    @Param({"8"})
+    public int depth;
+
+    private ConnectedPair pair;
+    private SendWorkRequest write;
+    private final WorkCompletions wc = new WorkCompletions(16);
+    private int inFlight;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        pair = new ConnectedPair(ProviderFixture.soft(), QueuePairType.RC);
+        final MemoryRegion local = pair.client.register(size, AccessFlags.LOCAL_WRITE);
+        final MemoryRegion remote = pair.server.register(size, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
+        write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).remote(remote.address(), remote.rkey());
+        write.sgl().add(local, 0, size);
+        for (; inFlight < depth; inFlight++) {
+            pair.clientQp.postSend(write);
+        }
+    }
+
+    /** Waits for the oldest WRITE in flight and posts the next one. */
+    @Benchmark
+    public int completeOne() {
+        int n;
+        while ((n = pair.clientCq.poll(wc, 1)) == 0) {
+            Thread.onSpinWait();
+        }
+        if (!wc.isSuccess(0)) {
+            throw new IllegalStateException("WRITE failed: " + wc.toString(0));
+        }
+        pair.clientQp.postSend(write);
+        return n;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        pair.close();
+    }
+}
