@@ -15,17 +15,12 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.CompletionQueue;
-import org.rdmablock.verbs.MemoryRegion;
-import org.rdmablock.verbs.QueuePairType;
 import org.rdmablock.verbs.ReceiveWorkRequest;
-import org.rdmablock.verbs.SendFlags;
 import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;
 import org.rdmablock.verbs.WorkCompletions;
 import org.rdmablock.verbs.conformance.ConnectedPair;
-import org.rdmablock.verbs.conformance.ProviderFixture;
 
 /**
  * One signaled 64-byte operation on an RC QP of the soft provider, posted and polled to completion: the verbs
@@ -42,6 +37,7 @@ public class PostPollBenchmark {
     @Param({"SEND", "RDMA_WRITE", "RDMA_READ"})
     public String operation;
 
+    private SoftPairFixture fixture;
     private ConnectedPair pair;
     private SendWorkRequest send;
     private ReceiveWorkRequest receive;
@@ -50,13 +46,11 @@ public class PostPollBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        pair = new ConnectedPair(ProviderFixture.soft(), QueuePairType.RC);
-        final MemoryRegion local = pair.client.register(4096, AccessFlags.LOCAL_WRITE);
-        final MemoryRegion remote = pair.server.register(4096, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
-        send = new SendWorkRequest().opcode(SendOpcode.valueOf(operation)).flags(SendFlags.SIGNALED).remote(remote.address(), remote.rkey());
-        send.sgl().add(local, 0, 64);
+        fixture = new SoftPairFixture(4096);
+        pair = fixture.pair;
+        send = fixture.request(SendOpcode.valueOf(operation), 64);
         receive = new ReceiveWorkRequest();
-        receive.sgl().add(remote, 0, 64);
+        receive.sgl().add(fixture.remote, 0, 64);
         twoSided = send.opcode() == SendOpcode.SEND;
         if (twoSided) {
             pair.serverQp.postReceive(receive);
@@ -74,18 +68,11 @@ public class PostPollBenchmark {
     }
 
     private int await(final CompletionQueue cq) {
-        int n;
-        while ((n = cq.poll(wc, 1)) == 0) {
-            Thread.onSpinWait();
-        }
-        if (!wc.isSuccess(0)) { // a flushed QP completes fast: never time one
-            throw new IllegalStateException("operation failed: " + wc.toString(0));
-        }
-        return n;
+        return SoftPairFixture.awaitOne(cq, wc);
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        pair.close();
+        fixture.close();
     }
 }

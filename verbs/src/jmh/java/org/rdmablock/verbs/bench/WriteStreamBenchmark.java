@@ -15,15 +15,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import org.rdmablock.verbs.AccessFlags;
-import org.rdmablock.verbs.MemoryRegion;
-import org.rdmablock.verbs.QueuePairType;
-import org.rdmablock.verbs.SendFlags;
 import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;
 import org.rdmablock.verbs.WorkCompletions;
-import org.rdmablock.verbs.conformance.ConnectedPair;
-import org.rdmablock.verbs.conformance.ProviderFixture;
 
 /**
  * A stream of large RDMA WRITEs on a soft RC QP, {@link #depth} in flight: one operation is one WRITE of
@@ -46,39 +40,29 @@ public class WriteStreamBenchmark {
     @Param({"8"})
     public int depth;
 
-    private ConnectedPair pair;
+    private SoftPairFixture fixture;
     private SendWorkRequest write;
     private final WorkCompletions wc = new WorkCompletions(16);
-    private int inFlight;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        pair = new ConnectedPair(ProviderFixture.soft(), QueuePairType.RC);
-        final MemoryRegion local = pair.client.register(size, AccessFlags.LOCAL_WRITE);
-        final MemoryRegion remote = pair.server.register(size, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE);
-        write = new SendWorkRequest().opcode(SendOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).remote(remote.address(), remote.rkey());
-        write.sgl().add(local, 0, size);
-        for (; inFlight < depth; inFlight++) {
-            pair.clientQp.postSend(write);
+        fixture = new SoftPairFixture(size);
+        write = fixture.request(SendOpcode.RDMA_WRITE, size);
+        for (int i = 0; i < depth; i++) {
+            fixture.pair.clientQp.postSend(write);
         }
     }
 
     /** Waits for the oldest WRITE in flight and posts the next one. */
     @Benchmark
     public int completeOne() {
-        int n;
-        while ((n = pair.clientCq.poll(wc, 1)) == 0) {
-            Thread.onSpinWait();
-        }
-        if (!wc.isSuccess(0)) {
-            throw new IllegalStateException("WRITE failed: " + wc.toString(0));
-        }
-        pair.clientQp.postSend(write);
+        final int n = SoftPairFixture.awaitOne(fixture.pair.clientCq, wc);
+        fixture.pair.clientQp.postSend(write);
         return n;
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        pair.close();
+        fixture.close();
     }
 }
