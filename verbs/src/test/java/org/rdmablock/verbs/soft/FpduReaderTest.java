@@ -12,6 +12,7 @@ import java.nio.channels.ScatteringByteChannel;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
+import org.rdmablock.verbs.soft.wire.Fpdu;
 import org.rdmablock.verbs.soft.wire.FpduHeader;
 import org.rdmablock.verbs.soft.wire.RdmapOpcode;
 
@@ -26,11 +27,11 @@ class FpduReaderTest {
     void largeSegmentsAfterTheFirstGoStraightIntoMemory() throws Exception {
         final int segment = RdmapTransmitter.MAX_SEGMENT;
         final int segments = 32;
-        final Stream stream = new Stream(segment, segments, true);
+        final Stream stream = new Stream(segment, segments);
         // the first header arrives in a greedy read with most of its payload; from then on a staging read stops at
         // the next header: trailer and header bytes only
-        final long perSegment = 4 + FpduHeader.TAGGED_LENGTH;
-        assertTrue(stream.channel.stagedBytes <= 64 * 1024 + segments * perSegment,
+        final long perSegment = Fpdu.CRC_SIZE + FpduHeader.TAGGED_LENGTH;
+        assertTrue(stream.channel.stagedBytes <= FpduReader.STAGING_SIZE + segments * perSegment,
             "bytes read into staging: " + stream.channel.stagedBytes + " of " + (long) segment * segments + " payload");
         assertArrayEquals(stream.sent, stream.placed(), "the region holds what was written");
         assertEquals(segments, stream.segmentsEnded);
@@ -40,7 +41,7 @@ class FpduReaderTest {
     void smallSegmentsAreStillReadManyAtATime() throws Exception {
         final int segment = 4096;
         final int segments = 64;
-        final Stream stream = new Stream(segment, segments, true);
+        final Stream stream = new Stream(segment, segments);
         // 4 KiB segments stay below the header-first threshold: a staging read takes as many as it can
         assertTrue(stream.channel.reads <= 8, stream.channel.reads + " reads for " + segments + " 4 KiB segments");
         assertArrayEquals(stream.sent, stream.placed(), "the region holds what was written");
@@ -49,9 +50,9 @@ class FpduReaderTest {
 
     @Test
     void headerFirstReadsKeepTheCrcCheckWhole() throws Exception {
-        final Stream stream = new Stream(RdmapTransmitter.MAX_SEGMENT, 4, true);
+        final Stream stream = new Stream(RdmapTransmitter.MAX_SEGMENT, 4);
         assertEquals(0, stream.errors, "no CRC error on a good stream");
-        final Stream corrupt = new Stream(RdmapTransmitter.MAX_SEGMENT, 4, true, 3 * RdmapTransmitter.MAX_SEGMENT + 100);
+        final Stream corrupt = new Stream(RdmapTransmitter.MAX_SEGMENT, 4, 3 * RdmapTransmitter.MAX_SEGMENT + 100);
         assertEquals(1, corrupt.errors, "a flipped payload byte in a directly read segment is a CRC error");
     }
 
@@ -64,17 +65,17 @@ class FpduReaderTest {
         int segmentsEnded;
         int errors;
 
-        Stream(final int segment, final int segments, final boolean crc) throws Exception {
-            this(segment, segments, crc, -1);
+        Stream(final int segment, final int segments) throws Exception {
+            this(segment, segments, -1);
         }
 
-        /** {@code flipPayloadByte}: the byte of the written data to corrupt on the wire (-1: none). */
-        Stream(final int segment, final int segments, final boolean crc, final long flipPayloadByte) throws Exception {
+        /** With MPA CRC; {@code flipPayloadByte}: the byte of the written data to corrupt on the wire (-1: none). */
+        Stream(final int segment, final int segments, final long flipPayloadByte) throws Exception {
             sent = new byte[segment * segments];
             new Random(segment).nextBytes(sent);
             region = new SoftMemoryRegion(null, arena.allocate(sent.length, 64), 0, STAG);
             final ByteBuffer wire = ByteBuffer.allocate(segments * (segment + 64));
-            final FpduWriter writer = new FpduWriter(crc);
+            final FpduWriter writer = new FpduWriter(true);
             final FpduHeader header = new FpduHeader();
             final MemorySegment source = MemorySegment.ofArray(sent);
             final WireSink sink = new WireSink(wire);
@@ -87,20 +88,15 @@ class FpduReaderTest {
             }
             wire.flip();
             if (flipPayloadByte >= 0) {
-                final long index = flipPayloadByte / segment;
-                final int at = (int) (index * (segment + FpduHeader.TAGGED_LENGTH + 4 + padOf(segment))
-                    + FpduHeader.TAGGED_LENGTH + flipPayloadByte % segment);
+                final long fpdu = Fpdu.totalLength(FpduHeader.TAGGED_LENGTH - Fpdu.LENGTH_SIZE + segment);
+                final int at = (int) (flipPayloadByte / segment * fpdu + FpduHeader.TAGGED_LENGTH + flipPayloadByte % segment);
                 wire.put(at, (byte) ~wire.get(at));
             }
             channel = new RecordingChannel(wire, region.segment());
-            final FpduReader reader = new FpduReader(this, crc, 1);
+            final FpduReader reader = new FpduReader(this, true, 1);
             for (int i = 0; i < 10_000 && wire.hasRemaining() && !reader.hasFailed(); i++) {
                 reader.onReadable(channel);
             }
-        }
-
-        private static int padOf(final int segment) {
-            return org.rdmablock.verbs.soft.wire.Fpdu.padLength(FpduHeader.TAGGED_LENGTH - 2 + segment);
         }
 
         byte[] placed() {
