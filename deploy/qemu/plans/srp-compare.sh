@@ -25,26 +25,32 @@ compare_lio_up() (
 )
 
 # one fio run per round (fio's start-up takes seconds under emulation): every job on each of the three disks in turn,
-# each job section stonewalled so that they run one after another
+# each job section stonewalled so that they run one after another; the disks' order rotates every round (LIO, memory,
+# file; then memory, file, LIO; ...), so that no side always runs first after a change of workload
+compare_jobs() {
+  local round=$1 job rw bs depth disk dev i
+  local disks=(lio:0:LIO-ORG memory:4:RDMABLK file:0:RDMABLK)
+  printf '[global]\nioengine=libaio\ndirect=1\nsize=64m\ntime_based\nruntime=%d\nramp_time=%d\nrandrepeat=0\n' \
+    $COMPARE_RUNTIME $COMPARE_RAMP
+  for job in write:1m:4 read:1m:4 randwrite:4k:16 randread:4k:16; do
+    IFS=: read -r rw bs depth <<< "$job"
+    for i in 0 1 2; do
+      disk=${disks[$(( (i + round - 1) % 3 ))]}
+      dev=$(ibsrp_dev $(cut -d: -f2 <<< $disk) $(cut -d: -f3 <<< $disk))
+      [ -b "$dev" ] || { echo "no disk for $disk" >&2; return 1; }
+      printf '[%s-%s-%s]\nstonewall\nfilename=%s\nrw=%s\nbs=%s\niodepth=%d\n' ${disk%%:*} $rw $bs $dev $rw $bs $depth
+    done
+  done
+}
+
 compare_run() (
   set -eo pipefail
-  local dir=$OUT/srp-compare round job rw bs depth disk dev
+  local dir=$OUT/srp-compare round
   mkdir -p $dir
-  {
-    printf '[global]\nioengine=libaio\ndirect=1\nsize=64m\ntime_based\nruntime=%d\nramp_time=%d\nrandrepeat=0\n' \
-      $COMPARE_RUNTIME $COMPARE_RAMP
-    for job in write:1m:4 read:1m:4 randwrite:4k:16 randread:4k:16; do
-      IFS=: read -r rw bs depth <<< "$job"
-      for disk in lio:0:LIO-ORG memory:4:RDMABLK file:0:RDMABLK; do
-        dev=$(ibsrp_dev $(cut -d: -f2 <<< $disk) $(cut -d: -f3 <<< $disk))
-        [ -b "$dev" ] || { echo "no disk for $disk"; exit 1; }
-        printf '[%s-%s-%s]\nstonewall\nfilename=%s\nrw=%s\nbs=%s\niodepth=%d\n' ${disk%%:*} $rw $bs $dev $rw $bs $depth
-      done
-    done
-  } > $dir/jobs.fio
-  cat $dir/jobs.fio
   for round in $(seq 1 $COMPARE_ROUNDS); do
-    fio --output-format=json --output=$dir/round-$round.json $dir/jobs.fio
+    compare_jobs $round > $dir/jobs-$round.fio
+    [ $round -gt 1 ] || cat $dir/jobs-1.fio
+    fio --output-format=json --output=$dir/round-$round.json $dir/jobs-$round.fio
     echo "round $round done"
   done
   python3 $REPO/deploy/qemu/plans/srp-compare-table.py $dir $COMPARE_ROUNDS | tee $OUT/srp-compare.md

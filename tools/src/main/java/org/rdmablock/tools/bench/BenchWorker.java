@@ -52,6 +52,8 @@ final class BenchWorker {
             this.yields = yields;
         }
     }
+    /** Empty polls a thread that drives the channels spins through before it yields (whatever {@link WaitMode}). */
+    private static final int DRIVING_SPINS = 32;
     /** Longest park: the thread looks at the clock at least this often. */
     private static final long PARK_NANOS = 1_000_000;
     /** I/Os a bulk pass (pre-fill, read-back) keeps in flight, and its largest I/O. */
@@ -249,20 +251,21 @@ final class BenchWorker {
     }
 
     /**
-     * Nothing completed: spin, then yield, then park until a completion unparks the thread (or a millisecond). When
-     * this thread drives the channels it polls them instead, and yields rather than parks (nothing would wake it).
+     * Nothing completed: spin, then yield, then park until a completion unparks the thread (or a millisecond), as its
+     * {@link WaitMode} says. When this thread drives the channels it polls them instead, spinning {@link #DRIVING_SPINS}
+     * polls and then yielding rather than parking (nothing would wake it), whatever the mode.
      */
     private int await(final int idle) {
         if (drives) {
             if (initiator.poll() > 0) {
                 return 0;
             }
-            if (idle < spins) {
+            if (idle < DRIVING_SPINS) {
                 Thread.onSpinWait();
             } else {
                 Thread.yield();
             }
-            return idle == Integer.MAX_VALUE - 1 ? spins : idle + 1;
+            return idle == Integer.MAX_VALUE - 1 ? DRIVING_SPINS : idle + 1;
         }
         if (idle < spins) {
             Thread.onSpinWait();
