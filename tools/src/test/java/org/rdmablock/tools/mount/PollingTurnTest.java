@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
@@ -119,10 +119,7 @@ class PollingTurnTest {
         answer.countDown();
         holder.join(10_000);
         waiter.join(10_000);
-        assertTrue(cpu < WAIT_CPU_BOUND_NANOS, "the interrupted waiter took " + cpu / 1_000_000 + " ms of CPU in "
-                + INTERRUPTED_WAIT_MILLIS + " ms: it spun");
-        assertTrue(answered.get(), "the interrupted waiter's answer came through");
-        assertTrue(stillInterrupted.get(), "the waiter's interrupt was kept for its caller");
+        assertParkedAnsweredAndStillInterrupted(cpu, answered, stillInterrupted);
     }
 
     /** The same without a polling turn (the mount's default: the channel's own thread answers). */
@@ -135,6 +132,12 @@ class PollingTurnTest {
         final long cpu = cpuWhileInterrupted(waiter, slot);
         IoSlot.DONE.completed(slot, 4096, null);
         waiter.join(10_000);
+        assertParkedAnsweredAndStillInterrupted(cpu, answered, stillInterrupted);
+    }
+
+    /** The interrupted waiter parked (little CPU while interrupted), got its answer, and kept its interrupt. */
+    private static void assertParkedAnsweredAndStillInterrupted(final long cpu, final AtomicBoolean answered,
+                                                               final AtomicBoolean stillInterrupted) {
         assertTrue(cpu < WAIT_CPU_BOUND_NANOS, "the interrupted waiter took " + cpu / 1_000_000 + " ms of CPU in "
                 + INTERRUPTED_WAIT_MILLIS + " ms: it spun");
         assertTrue(answered.get(), "the interrupted waiter's answer came through");
