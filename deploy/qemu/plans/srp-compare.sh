@@ -31,34 +31,49 @@ compare_lio_up() (
   echo "LIO: $(ibsrp_dev 0 LIO-ORG); ours: memory $(ibsrp_dev 4), file $(ibsrp_dev 0)"
 )
 
+# the three disks, name:lun:vendor, in round 1's order
+COMPARE_DISKS=(lio:0:LIO-ORG memory:4:RDMABLK file:0:RDMABLK)
+
+# the block device of a COMPARE_DISKS entry, or a failure naming the entry
+compare_dev() {
+  local name lun vendor dev
+  IFS=: read -r name lun vendor <<< "$1"
+  dev=$(ibsrp_dev $lun $vendor)
+  [ -b "$dev" ] || { echo "no disk for $1" >&2; return 1; }
+  echo $dev
+}
+
+# fio's [global] section: $1 seconds per job, then any further options, one per argument
+compare_global() {
+  local runtime=$1; shift
+  printf '[global]\nioengine=libaio\ndirect=1\nsize=64m\ntime_based\nruntime=%d\nrandrepeat=0\n' $runtime
+  [ $# -eq 0 ] || printf '%s\n' "$@"
+}
+
 # one fio run per round (fio's start-up takes seconds under emulation): every job on each of the three disks in turn,
 # each job section stonewalled so that they run one after another; the disks' order rotates every round (LIO, memory,
 # file; then memory, file, LIO; ...), so that no side always runs first after a change of workload
 compare_jobs() {
   local round=$1 job rw bs depth disk dev i
-  local disks=(lio:0:LIO-ORG memory:4:RDMABLK file:0:RDMABLK)
-  printf '[global]\nioengine=libaio\ndirect=1\nsize=64m\ntime_based\nruntime=%d\nramp_time=%d\nrandrepeat=0\n' \
-    $COMPARE_RUNTIME $COMPARE_RAMP
+  compare_global $COMPARE_RUNTIME ramp_time=$COMPARE_RAMP
   for job in write:1m:4 read:1m:4 randwrite:4k:16 randread:4k:16; do
     IFS=: read -r rw bs depth <<< "$job"
     for i in 0 1 2; do
-      disk=${disks[$(( (i + round - 1) % 3 ))]}
-      dev=$(ibsrp_dev $(cut -d: -f2 <<< $disk) $(cut -d: -f3 <<< $disk))
-      [ -b "$dev" ] || { echo "no disk for $disk" >&2; return 1; }
+      disk=${COMPARE_DISKS[$(( (i + round - 1) % 3 ))]}
+      dev=$(compare_dev $disk) || return 1
       printf '[%s-%s-%s]\nstonewall\nfilename=%s\nrw=%s\nbs=%s\niodepth=%d\n' ${disk%%:*} $rw $bs $dev $rw $bs $depth
     done
   done
 }
 
-# the warm-up's jobs: 4 KiB random writes, then reads, on our memory and file disks, untimed
+# the warm-up's jobs: 4 KiB random writes, then reads, on our disks (COMPARE_DISKS' RDMABLK entries), untimed
 compare_warmup() {
   local rw disk dev
-  printf '[global]\nioengine=libaio\ndirect=1\nsize=64m\ntime_based\nruntime=%d\nbs=4k\niodepth=16\nrandrepeat=0\n' \
-    $COMPARE_WARMUP
+  compare_global $COMPARE_WARMUP bs=4k iodepth=16
   for rw in randwrite randread; do
-    for disk in memory:4 file:0; do
-      dev=$(ibsrp_dev ${disk#*:} RDMABLK)
-      [ -b "$dev" ] || { echo "no disk for $disk" >&2; return 1; }
+    for disk in "${COMPARE_DISKS[@]}"; do
+      [ "${disk##*:}" = RDMABLK ] || continue
+      dev=$(compare_dev $disk) || return 1
       printf '[warmup-%s-%s]\nstonewall\nfilename=%s\nrw=%s\n' ${disk%%:*} $rw $dev $rw
     done
   done
