@@ -135,7 +135,7 @@ public final class TargetMain implements Callable<Integer> {
             }
         }
         banner(cfg, inventory, target, endpoint);
-        warnIfInlineBlocks(cfg);
+        warnIfInlineBlocks(target.pipeline(), cfg.luns());
         stopped.await();
         return 0;
     }
@@ -175,11 +175,14 @@ public final class TargetMain implements Callable<Integer> {
         out.printf("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
                 cfg.identity().iocGuid());
         inventory.describe().forEach(line -> out.println("  " + line));
-        final var pipeline = cfg.pipeline();
-        out.printf("pipeline: completions %s, %s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
+        final var pipeline = target.pipeline();
+        out.printf("pipeline: completions %s, %s%s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
                         ? "by event (sleeps when idle)" : "by polling",
                 pipeline.backendThreads() == 0 ? "commands run on the poller thread (backend_threads = 0)"
-                        : pipeline.backendThreads() + " backend thread(s)");
+                        : pipeline.backendThreads() + " backend thread(s)",
+                cfg.pipeline().automatic() ? " (auto: " + Runtime.getRuntime().availableProcessors() + " cores, "
+                        + (cfg.luns().stream().allMatch(PipelineConfig::neverBlocks) ? "no LUN that blocks" : "LUNs that block")
+                        + ")" : "");
         if (endpoint != null) {
             out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
         }
@@ -193,14 +196,14 @@ public final class TargetMain implements Callable<Integer> {
     /**
      * {@code backend_threads = 0} runs each command on the completion poller's thread: right for memory and null LUNs, but a file
      * or RocksDB call that blocks (an fsync on a slow disk) holds up every channel, and {@code timeouts.command} cannot
-     * answer it meanwhile. Said once at start, naming the LUNs.
+     * answer it meanwhile. Said at start, naming the LUNs, and after a reload for the LUNs it brings (with
+     * {@code backend_threads = "auto"}, a pipeline started with memory and null LUNs only has no backend thread).
      */
-    private static void warnIfInlineBlocks(final TargetConfig cfg) {
-        if (cfg.pipeline().backendThreads() != 0) {
+    private static void warnIfInlineBlocks(final PipelineConfig pipeline, final java.util.List<LunConfig> luns) {
+        if (pipeline.backendThreads() != 0) {
             return;
         }
-        final String blocking = cfg.luns().stream()
-                .filter(l -> l.backend() == LunConfig.BackendKind.FILE || l.backend() == LunConfig.BackendKind.ROCKSDB)
+        final String blocking = luns.stream().filter(l -> !PipelineConfig.neverBlocks(l))
                 .map(l -> String.valueOf(l.number())).collect(java.util.stream.Collectors.joining(", "));
         if (!blocking.isEmpty()) {
             LOG.warn(INLINE_BLOCKING, blocking);
@@ -209,7 +212,8 @@ public final class TargetMain implements Callable<Integer> {
 
     /** The start-up warning of {@link #warnIfInlineBlocks}; {} is the LUN numbers. */
     static final String INLINE_BLOCKING = "backend_threads = 0: LUN(s) {} (file / rocksdb) run on the completion poller's thread;"
-            + " a backend call that blocks holds up every channel, and timeouts.command cannot answer it meanwhile";
+            + " a backend call that blocks holds up every channel, and timeouts.command cannot answer it meanwhile"
+            + " (backend_threads = 4 and a restart give them backend threads)";
 
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */
     static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"
@@ -261,6 +265,9 @@ public final class TargetMain implements Callable<Integer> {
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
             LOG.info("reload of {}: {}; {}", config, change.summary(), inventory.reload(reread.luns(),
                     target::lunInventoryChanged, () -> target.awaitCommandsInFlight(RELOAD_QUIESCE)));
+            warnIfInlineBlocks(target.pipeline(), reread.luns().stream()
+                    .filter(l -> running.luns().stream().noneMatch(r -> r.number() == l.number() && r.backend() == l.backend()))
+                    .toList());
             return reread;
         } catch (ConfigException e) {
             LOG.warn("reload of {} refused, the running configuration stays: {}", config, e.getMessage());

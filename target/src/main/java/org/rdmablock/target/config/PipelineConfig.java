@@ -1,16 +1,21 @@
 package org.rdmablock.target.config;
 
+import java.util.List;
+
 /**
  * The command pipeline: completion queue size, the Disruptor ring, backend threads and the receive and completion
- * modes.
+ * modes. As read from a file, {@code backendThreads} and {@code completions} may be automatic
+ * ({@link #AUTO_BACKEND_THREADS}, {@link CompletionMode#AUTO}, the defaults); the target runs the
+ * {@link #resolve resolved} values, chosen from the machine's cores and the LUNs' backends.
  *
  * @param cqSize         entries of the completion queue; must hold every completion maxChannels × credits can cause
  * @param ringSize       slots of the Disruptor ring (power of two)
  * @param backendThreads threads that run backend I/O; 0: the completion poller's thread runs the intake stage and
  *                       each command itself, no ring (inline: for memory LUNs and page-cache files; a blocking call
- *                       holds up every channel, and the command timeout cannot answer it)
+ *                       holds up every channel, and the command timeout cannot answer it); {@link #AUTO_BACKEND_THREADS}:
+ *                       chosen at start
  * @param receiveQueue   one shared receive queue for all channels, or a receive queue per channel
- * @param completions    busy polling, or sleeping on a completion channel between completions
+ * @param completions    busy polling, or sleeping on a completion channel between completions, or chosen at start
  */
 public record PipelineConfig(int cqSize, int ringSize, int backendThreads, ReceiveQueueMode receiveQueue,
                              CompletionMode completions) {
@@ -27,12 +32,53 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
     public static final int SPARE_RECEIVES_PER_CHANNEL = 2;
     /** Default Disruptor ring slots. */
     public static final int DEFAULT_RING_SIZE = 1024;
-    /** Default backend I/O threads. */
-    public static final int DEFAULT_BACKEND_THREADS = 4;
+    /** {@code backend_threads = "auto"}: chosen at start by {@link #resolve}; the default. */
+    public static final int AUTO_BACKEND_THREADS = -1;
+    /** Default backend I/O threads: chosen at start. */
+    public static final int DEFAULT_BACKEND_THREADS = AUTO_BACKEND_THREADS;
+    /** Backend threads {@code "auto"} gives LUNs whose calls can block (file, rocksdb). */
+    public static final int BLOCKING_BACKEND_THREADS = 4;
+    /**
+     * Fewest cores on which {@code "auto"} busy-polls completions: below it the poller sleeps when idle
+     * ({@link CompletionMode#EVENT}), since a spinning poller holds half a machine of two cores, the half the backend,
+     * the kernel's network stack and any local initiator need.
+     */
+    public static final int POLLING_MIN_CORES = 4;
     /** Receive queues are per channel by default: the simplest, and what credits are counted against. */
     public static final ReceiveQueueMode DEFAULT_RECEIVE_QUEUE = ReceiveQueueMode.PER_CHANNEL;
-    /** Completions are polled by default: the lowest latency. */
-    public static final CompletionMode DEFAULT_COMPLETIONS = CompletionMode.POLL;
+    /** Completions: chosen at start (polled from {@link #POLLING_MIN_CORES} cores on). */
+    public static final CompletionMode DEFAULT_COMPLETIONS = CompletionMode.AUTO;
+
+    public PipelineConfig {
+        if (backendThreads < AUTO_BACKEND_THREADS) {
+            throw new IllegalArgumentException("backendThreads " + backendThreads);
+        }
+    }
+
+    /** Whether a value is left to {@link #resolve}. */
+    public boolean automatic() {
+        return backendThreads == AUTO_BACKEND_THREADS || completions == CompletionMode.AUTO;
+    }
+
+    /**
+     * The pipeline to run: explicit values as they are; {@code backend_threads = "auto"} is 0 when every LUN is
+     * memory or null (nothing blocks, so the poller's thread runs each command without a hand-off: 3 to 5 times the
+     * IOPS of four backend stages at 4 KiB on two cores, target/README.md) and {@link #BLOCKING_BACKEND_THREADS}
+     * otherwise; {@code completions = "auto"} polls from {@link #POLLING_MIN_CORES} cores on and sleeps when idle below.
+     * LUNs added by a later reload do not change it (the pipeline is fixed until a restart).
+     */
+    public PipelineConfig resolve(final List<LunConfig> luns, final int cores) {
+        final int threads = backendThreads != AUTO_BACKEND_THREADS ? backendThreads
+                : luns.stream().allMatch(PipelineConfig::neverBlocks) ? 0 : BLOCKING_BACKEND_THREADS;
+        final CompletionMode mode = completions != CompletionMode.AUTO ? completions
+                : cores >= POLLING_MIN_CORES ? CompletionMode.POLL : CompletionMode.EVENT;
+        return new PipelineConfig(cqSize, ringSize, threads, receiveQueue, mode);
+    }
+
+    /** Whether a LUN's backend calls return without waiting on a device: memory and null. */
+    public static boolean neverBlocks(final LunConfig lun) {
+        return lun.backend() == LunConfig.BackendKind.MEMORY || lun.backend() == LunConfig.BackendKind.NULL;
+    }
 
     /**
      * The smallest CQ that cannot overflow: every channel with every credit and spare receive in use, each holding
@@ -55,6 +101,8 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
         /** Spin on the CQ (TOML {@code "poll"}): lowest latency, one busy core. */
         POLL,
         /** Arm the CQ and sleep on its completion channel when idle (TOML {@code "event"}). */
-        EVENT
+        EVENT,
+        /** Chosen at start by {@link #resolve} (TOML {@code "auto"}). */
+        AUTO
     }
 }

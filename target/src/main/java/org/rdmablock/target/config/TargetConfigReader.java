@@ -82,8 +82,8 @@ public final class TargetConfigReader {
             List.of(WriteCachePolicy.WRITE_THROUGH, WriteCachePolicy.WRITE_BACK));
     private static final Map<String, ReceiveQueueMode> RECEIVE_QUEUES = names(List.of("srq", "per-channel"),
             List.of(ReceiveQueueMode.SHARED, ReceiveQueueMode.PER_CHANNEL));
-    private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event"),
-            List.of(CompletionMode.POLL, CompletionMode.EVENT));
+    private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event", "auto"),
+            List.of(CompletionMode.POLL, CompletionMode.EVENT, CompletionMode.AUTO));
 
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
@@ -308,8 +308,10 @@ public final class TargetConfigReader {
         Integer ringSize = value(t, "ring_size", PipelineConfig.DEFAULT_RING_SIZE,
                 "a power of two from 1 to " + RING_SIZE_LIMIT,
                 n -> inRange(n, 1, RING_SIZE_LIMIT) && Integer.bitCount(n.intValue()) == 1 ? n.intValue() : null);
-        Integer backendThreads = integer(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS, 0,
-                BACKEND_THREADS_LIMIT);
+        Integer backendThreads = value(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS,
+                "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
+                n -> n.isTextual() && n.asText().equals("auto") ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
+                        : inRange(n, 0, BACKEND_THREADS_LIMIT) ? Integer.valueOf(n.intValue()) : null);
         ReceiveQueueMode receiveQueue = choice(t, "receive_queue", PipelineConfig.DEFAULT_RECEIVE_QUEUE,
                 RECEIVE_QUEUES);
         CompletionMode completions = choice(t, "completions", PipelineConfig.DEFAULT_COMPLETIONS, COMPLETIONS);

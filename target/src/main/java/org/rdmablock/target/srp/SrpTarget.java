@@ -104,7 +104,7 @@ public final class SrpTarget implements AutoCloseable {
 
     private SrpTarget(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
                       final TargetStatistics statistics, final VerbsProvider provider) {
-        this.config = config;
+        this.config = config.withPipelineResolved();
         this.unitsFor = Objects.requireNonNull(unitsFor);
         this.statistics = Objects.requireNonNull(statistics);
         this.provider = provider;
@@ -121,6 +121,11 @@ public final class SrpTarget implements AutoCloseable {
     /** The verbs provider's name (soft or native). */
     public String providerName() {
         return provider.name();
+    }
+
+    /** The pipeline this target runs: the configured one with its automatic values resolved. */
+    public PipelineConfig pipeline() {
+        return config.pipeline();
     }
 
     /** The 16-byte target port id as 32 hex digits: id_ext then ioc_guid. */

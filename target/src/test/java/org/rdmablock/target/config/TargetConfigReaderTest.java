@@ -53,8 +53,9 @@ class TargetConfigReaderTest {
         assertEquals("test.toml", c.source());
         assertEquals(new ListenConfig("soft", "127.0.0.1", 5555), c.listen());
         assertEquals(new ChannelConfig(128, 8276, 1 << 20, true, 8192, 64), c.channel());
-        assertEquals(new PipelineConfig(64 * 130 * 4, 1024, 4, ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL),
-                c.pipeline());
+        assertEquals(new PipelineConfig(64 * 130 * 4, 1024, PipelineConfig.AUTO_BACKEND_THREADS,
+                ReceiveQueueMode.PER_CHANNEL, CompletionMode.AUTO), c.pipeline());
+        assertTrue(c.pipeline().automatic());
         assertEquals(new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), c.timeouts());
         assertEquals(List.of(), c.luns());
     }
@@ -432,9 +433,66 @@ class TargetConfigReaderTest {
     void modesMustBeNamed() {
         assertEquals("key 'pipeline.receive_queue': \"shared\" is not allowed (srq or per-channel)",
                 problem("[pipeline]\nreceive_queue = \"shared\"\n").message());
-        assertEquals("key 'pipeline.completions': \"busy\" is not allowed (poll or event)",
+        assertEquals("key 'pipeline.completions': \"busy\" is not allowed (poll, event or auto)",
                 problem("[pipeline]\ncompletions = \"busy\"\n").message());
-        assertEquals("pipeline.backend_threads", problem("[pipeline]\nbackend_threads = -1\n").key());
+        assertEquals("key 'pipeline.backend_threads': -1 is not allowed (an integer from 0 to 1024 or \"auto\")",
+                problem("[pipeline]\nbackend_threads = -1\n").message());
+        assertEquals("key 'pipeline.backend_threads': \"Auto\" is not allowed (an integer from 0 to 1024 or \"auto\")",
+                problem("[pipeline]\nbackend_threads = \"Auto\"\n").message());
+    }
+
+    @Test
+    void autoIsReadAsAuto() throws ConfigException {
+        PipelineConfig p = read("[pipeline]\nbackend_threads = \"auto\"\ncompletions = \"auto\"\n").pipeline();
+        assertEquals(PipelineConfig.AUTO_BACKEND_THREADS, p.backendThreads());
+        assertEquals(CompletionMode.AUTO, p.completions());
+        assertFalse(read("[pipeline]\nbackend_threads = 2\ncompletions = \"poll\"\n").pipeline().automatic());
+    }
+
+    private static final String MEMORY_AND_NULL = """
+            [[lun]]
+            number = 0
+            backend = "memory"
+            size = 512
+            [[lun]]
+            number = 1
+            backend = "null"
+            size = 512
+            """;
+
+    @Test
+    void autoRunsCommandsOnThePollerThreadWhenNoLunBlocks() throws ConfigException {
+        TargetConfig c = read(MEMORY_AND_NULL);
+        assertEquals(0, c.pipeline().resolve(c.luns(), 2).backendThreads());
+        assertEquals(0, c.pipeline().resolve(c.luns(), 64).backendThreads());
+        assertEquals(0, c.pipeline().resolve(List.of(), 64).backendThreads());
+    }
+
+    @Test
+    void autoGivesBackendThreadsWhenAnyLunCanBlock() throws ConfigException {
+        TargetConfig c = read(MEMORY_AND_NULL + LUN0.replace("number = 0", "number = 2"));
+        assertEquals(BackendKind.FILE, c.luns().getLast().backend());
+        assertEquals(PipelineConfig.BLOCKING_BACKEND_THREADS, c.pipeline().resolve(c.luns(), 2).backendThreads());
+        assertEquals(PipelineConfig.BLOCKING_BACKEND_THREADS, c.pipeline().resolve(c.luns(), 64).backendThreads());
+    }
+
+    @Test
+    void autoPollsFromFourCoresOnAndSleepsBelow() throws ConfigException {
+        PipelineConfig p = read("").pipeline();
+        assertEquals(CompletionMode.EVENT, p.resolve(List.of(), 1).completions());
+        assertEquals(CompletionMode.EVENT, p.resolve(List.of(), PipelineConfig.POLLING_MIN_CORES - 1).completions());
+        assertEquals(CompletionMode.POLL, p.resolve(List.of(), PipelineConfig.POLLING_MIN_CORES).completions());
+        assertEquals(4, PipelineConfig.POLLING_MIN_CORES);
+        assertFalse(p.resolve(List.of(), 2).automatic());
+    }
+
+    @Test
+    void explicitValuesAreKeptWhateverTheMachine() throws ConfigException {
+        TargetConfig c = read("[pipeline]\nbackend_threads = 3\ncompletions = \"poll\"\n" + MEMORY_AND_NULL);
+        assertEquals(c.pipeline(), c.pipeline().resolve(c.luns(), 2));
+        TargetConfig inline = read("[pipeline]\nbackend_threads = 0\ncompletions = \"event\"\n"
+                + LUN0);
+        assertEquals(inline.pipeline(), inline.pipeline().resolve(inline.luns(), 64));
     }
 
     @Test

@@ -27,7 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * SIGHUP with a changed file: a LUN added while a session is logged in appears in its REPORT LUNS without the session
  * dropping, and the session's next command gets UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, once; removed again,
- * it leaves REPORT LUNS with another unit attention while LUN 0 serves on. Each reload is one line in the log.
+ * it leaves REPORT LUNS with another unit attention while LUN 0 serves on. Each reload is one line in the log; a file
+ * LUN added to a pipeline that "auto" started without backend threads adds a warning.
  */
 class ReloadTest {
     private static final String LUNS = """
@@ -36,10 +37,11 @@ class ReloadTest {
             backend = "memory"
             size = "4MiB"
             """;
+    /** A file LUN: the pipeline "auto" chose at start (memory LUNs only: no backend thread) runs it inline. */
     private static final String SECOND = """
             [[lun]]
             number = 2
-            backend = "memory"
+            path = "lun2.img"
             size = "4MiB"
             """;
     private static final String CHANGED_CHANNEL = "[channel]\ncredits = 16\n";
@@ -66,6 +68,9 @@ class ReloadTest {
             // a JVM started with SIGHUP ignored (nohup) cannot take it: the daemon says so, and there is nothing to test
             org.junit.jupiter.api.Assumptions.assumeFalse(log.lines().stream().anyMatch(l -> l.contains("SIGHUP is ignored")),
                     "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("commands run on the poller thread (backend_threads = 0)"
+                    + " (auto: "), out.toString(StandardCharsets.UTF_8));
+            assertTrue(log.lines().stream().noneMatch(l -> l.startsWith("WARN backend_threads")), "memory LUNs: no warning");
             try (TestInitiator ini = TestInitiator.login(new InetSocketAddress("127.0.0.1", port), SrpTargetTest.ID_EXT,
                     SrpTargetTest.IOC_GUID, 0x77, 1 << 20)) {
                 assertEquals(1, reportedLuns(ini), "one LUN before the reload");
@@ -91,6 +96,8 @@ class ReloadTest {
                 assertEquals(2, luns, "the added LUN is reported to the session that stayed logged in");
                 assertEquals("INFO reload of " + config + ": LUN 2 added; LUNs now [0, 2] (1 added, 0 reopened, 0 removed)",
                         log.await(l -> l.contains("added"), Duration.ofSeconds(5)));
+                assertTrue(log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(5))
+                        .contains("LUN(s) 2 (file / rocksdb)"), "the added file LUN runs on the poller thread, and the log says so");
                 final TestInitiator.Response ua = testUnitReady(ini);
                 assertEquals(ScsiStatus.CHECK_CONDITION, ua.status());
                 assertEquals(0x06, ua.sense()[2] & 0x0F, "UNIT ATTENTION");
