@@ -180,9 +180,8 @@ public final class TargetMain implements Callable<Integer> {
                         ? "by event (sleeps when idle)" : "by polling",
                 pipeline.backendThreads() == 0 ? "commands run on the poller thread (backend_threads = 0)"
                         : pipeline.backendThreads() + " backend thread(s)",
-                cfg.pipeline().automatic() ? " (auto: " + Runtime.getRuntime().availableProcessors() + " cores, "
-                        + (cfg.luns().stream().allMatch(PipelineConfig::neverBlocks) ? "no LUN that blocks" : "LUNs that block")
-                        + ")" : "");
+                cfg.pipeline().automatic() ? (pipeline.backendThreads() == 0 ? " (auto: no LUN that blocks)"
+                        : " (auto: LUNs that can block)") : "");
         if (endpoint != null) {
             out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
         }

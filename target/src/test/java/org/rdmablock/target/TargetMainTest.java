@@ -136,8 +136,8 @@ class TargetMainTest {
         final String banner = daemon.banner();
         assertTrue(banner.contains("listening on 127.0.0.1:" + daemon.port()), banner + daemon.errors());
         assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
-        assertTrue(banner.contains(", 4 backend thread(s) (auto: " + Runtime.getRuntime().availableProcessors()
-                + " cores, LUNs that block)"), banner);
+        assertTrue(banner.contains("pipeline: completions by polling, 4 backend thread(s) (auto: LUNs that can block)"),
+                banner);
         assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
         assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
         daemon.main().stop();

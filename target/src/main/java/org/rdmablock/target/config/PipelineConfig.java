@@ -4,9 +4,8 @@ import java.util.List;
 
 /**
  * The command pipeline: completion queue size, the Disruptor ring, backend threads and the receive and completion
- * modes. As read from a file, {@code backendThreads} and {@code completions} may be automatic
- * ({@link #AUTO_BACKEND_THREADS}, {@link CompletionMode#AUTO}, the defaults); the target runs the
- * {@link #resolve resolved} values, chosen from the machine's cores and the LUNs' backends.
+ * modes. As read from a file, {@code backendThreads} may be automatic ({@link #AUTO_BACKEND_THREADS}, the default); the
+ * target runs the {@link #resolve resolved} value, chosen from the LUNs' backends.
  *
  * @param cqSize         entries of the completion queue; must hold every completion maxChannels × credits can cause
  * @param ringSize       slots of the Disruptor ring (power of two)
@@ -15,7 +14,7 @@ import java.util.List;
  *                       holds up every channel, and the command timeout cannot answer it); {@link #AUTO_BACKEND_THREADS}:
  *                       chosen at start
  * @param receiveQueue   one shared receive queue for all channels, or a receive queue per channel
- * @param completions    busy polling, or sleeping on a completion channel between completions, or chosen at start
+ * @param completions    busy polling, or sleeping on a completion channel between completions
  */
 public record PipelineConfig(int cqSize, int ringSize, int backendThreads, ReceiveQueueMode receiveQueue,
                              CompletionMode completions) {
@@ -38,16 +37,10 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
     public static final int DEFAULT_BACKEND_THREADS = AUTO_BACKEND_THREADS;
     /** Backend threads {@code "auto"} gives LUNs whose calls can block (file, rocksdb). */
     public static final int BLOCKING_BACKEND_THREADS = 4;
-    /**
-     * Fewest cores on which {@code "auto"} busy-polls completions: below it the poller sleeps when idle
-     * ({@link CompletionMode#EVENT}), since a spinning poller holds half a machine of two cores, the half the backend,
-     * the kernel's network stack and any local initiator need.
-     */
-    public static final int POLLING_MIN_CORES = 4;
     /** Receive queues are per channel by default: the simplest, and what credits are counted against. */
     public static final ReceiveQueueMode DEFAULT_RECEIVE_QUEUE = ReceiveQueueMode.PER_CHANNEL;
-    /** Completions: chosen at start (polled from {@link #POLLING_MIN_CORES} cores on). */
-    public static final CompletionMode DEFAULT_COMPLETIONS = CompletionMode.AUTO;
+    /** Completions are polled by default: the lowest latency (and, with backend threads, far fewer wake-ups). */
+    public static final CompletionMode DEFAULT_COMPLETIONS = CompletionMode.POLL;
 
     public PipelineConfig {
         if (backendThreads < AUTO_BACKEND_THREADS) {
@@ -57,22 +50,22 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
 
     /** Whether a value is left to {@link #resolve}. */
     public boolean automatic() {
-        return backendThreads == AUTO_BACKEND_THREADS || completions == CompletionMode.AUTO;
+        return backendThreads == AUTO_BACKEND_THREADS;
     }
 
     /**
-     * The pipeline to run: explicit values as they are; {@code backend_threads = "auto"} is 0 when every LUN is
-     * memory or null (nothing blocks, so the poller's thread runs each command without a hand-off: 3 to 5 times the
-     * IOPS of four backend stages at 4 KiB on two cores, target/README.md) and {@link #BLOCKING_BACKEND_THREADS}
-     * otherwise; {@code completions = "auto"} polls from {@link #POLLING_MIN_CORES} cores on and sleeps when idle below.
-     * LUNs added by a later reload do not change it (the pipeline is fixed until a restart).
+     * The pipeline to run: an explicit {@code backend_threads} as it is; {@code "auto"} is 0 when every LUN is memory
+     * or null (nothing blocks, so the poller's thread runs each command without a hand-off: on two cores 3 to 19 times
+     * the 4 KiB IOPS of four backend stages, target/README.md) and {@link #BLOCKING_BACKEND_THREADS}
+     * otherwise (a file or RocksDB call may wait on the device: an fdatasync, a compaction stall). LUNs added by a
+     * later reload do not change it (the pipeline is fixed until a restart).
      */
-    public PipelineConfig resolve(final List<LunConfig> luns, final int cores) {
-        final int threads = backendThreads != AUTO_BACKEND_THREADS ? backendThreads
-                : luns.stream().allMatch(PipelineConfig::neverBlocks) ? 0 : BLOCKING_BACKEND_THREADS;
-        final CompletionMode mode = completions != CompletionMode.AUTO ? completions
-                : cores >= POLLING_MIN_CORES ? CompletionMode.POLL : CompletionMode.EVENT;
-        return new PipelineConfig(cqSize, ringSize, threads, receiveQueue, mode);
+    public PipelineConfig resolve(final List<LunConfig> luns) {
+        if (backendThreads != AUTO_BACKEND_THREADS) {
+            return this;
+        }
+        return new PipelineConfig(cqSize, ringSize, luns.stream().allMatch(PipelineConfig::neverBlocks) ? 0
+                : BLOCKING_BACKEND_THREADS, receiveQueue, completions);
     }
 
     /** Whether a LUN's backend calls return without waiting on a device: memory and null. */
@@ -101,8 +94,6 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
         /** Spin on the CQ (TOML {@code "poll"}): lowest latency, one busy core. */
         POLL,
         /** Arm the CQ and sleep on its completion channel when idle (TOML {@code "event"}). */
-        EVENT,
-        /** Chosen at start by {@link #resolve} (TOML {@code "auto"}). */
-        AUTO
+        EVENT
     }
 }

@@ -36,13 +36,9 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
         this(source, listen, identity, channel, pipeline, timeouts, luns, MetricsConfig.DEFAULT);
     }
 
-    /**
-     * This configuration with its pipeline {@link PipelineConfig#resolve resolved} for this machine's cores: what a
-     * target runs.
-     */
+    /** This configuration with its pipeline {@link PipelineConfig#resolve resolved} for its LUNs: what a target runs. */
     public TargetConfig withPipelineResolved() {
-        return new TargetConfig(source, listen, identity, channel,
-                pipeline.resolve(luns, Runtime.getRuntime().availableProcessors()), timeouts, luns, metrics);
+        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics);
     }
 
     /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */

@@ -82,8 +82,8 @@ public final class TargetConfigReader {
             List.of(WriteCachePolicy.WRITE_THROUGH, WriteCachePolicy.WRITE_BACK));
     private static final Map<String, ReceiveQueueMode> RECEIVE_QUEUES = names(List.of("srq", "per-channel"),
             List.of(ReceiveQueueMode.SHARED, ReceiveQueueMode.PER_CHANNEL));
-    private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event", "auto"),
-            List.of(CompletionMode.POLL, CompletionMode.EVENT, CompletionMode.AUTO));
+    private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event"),
+            List.of(CompletionMode.POLL, CompletionMode.EVENT));
 
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");

@@ -54,7 +54,7 @@ class TargetConfigReaderTest {
         assertEquals(new ListenConfig("soft", "127.0.0.1", 5555), c.listen());
         assertEquals(new ChannelConfig(128, 8276, 1 << 20, true, 8192, 64), c.channel());
         assertEquals(new PipelineConfig(64 * 130 * 4, 1024, PipelineConfig.AUTO_BACKEND_THREADS,
-                ReceiveQueueMode.PER_CHANNEL, CompletionMode.AUTO), c.pipeline());
+                ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL), c.pipeline());
         assertTrue(c.pipeline().automatic());
         assertEquals(new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), c.timeouts());
         assertEquals(List.of(), c.luns());
@@ -433,7 +433,7 @@ class TargetConfigReaderTest {
     void modesMustBeNamed() {
         assertEquals("key 'pipeline.receive_queue': \"shared\" is not allowed (srq or per-channel)",
                 problem("[pipeline]\nreceive_queue = \"shared\"\n").message());
-        assertEquals("key 'pipeline.completions': \"busy\" is not allowed (poll, event or auto)",
+        assertEquals("key 'pipeline.completions': \"busy\" is not allowed (poll or event)",
                 problem("[pipeline]\ncompletions = \"busy\"\n").message());
         assertEquals("key 'pipeline.backend_threads': -1 is not allowed (an integer from 0 to 1024 or \"auto\")",
                 problem("[pipeline]\nbackend_threads = -1\n").message());
@@ -443,10 +443,9 @@ class TargetConfigReaderTest {
 
     @Test
     void autoIsReadAsAuto() throws ConfigException {
-        PipelineConfig p = read("[pipeline]\nbackend_threads = \"auto\"\ncompletions = \"auto\"\n").pipeline();
-        assertEquals(PipelineConfig.AUTO_BACKEND_THREADS, p.backendThreads());
-        assertEquals(CompletionMode.AUTO, p.completions());
-        assertFalse(read("[pipeline]\nbackend_threads = 2\ncompletions = \"poll\"\n").pipeline().automatic());
+        assertEquals(PipelineConfig.AUTO_BACKEND_THREADS,
+                read("[pipeline]\nbackend_threads = \"auto\"\n").pipeline().backendThreads());
+        assertFalse(read("[pipeline]\nbackend_threads = 2\n").pipeline().automatic());
     }
 
     private static final String MEMORY_AND_NULL = """
@@ -463,36 +462,28 @@ class TargetConfigReaderTest {
     @Test
     void autoRunsCommandsOnThePollerThreadWhenNoLunBlocks() throws ConfigException {
         TargetConfig c = read(MEMORY_AND_NULL);
-        assertEquals(0, c.pipeline().resolve(c.luns(), 2).backendThreads());
-        assertEquals(0, c.pipeline().resolve(c.luns(), 64).backendThreads());
-        assertEquals(0, c.pipeline().resolve(List.of(), 64).backendThreads());
+        assertEquals(0, c.pipeline().resolve(c.luns()).backendThreads());
+        assertFalse(c.pipeline().resolve(c.luns()).automatic());
+        assertEquals(0, c.pipeline().resolve(List.of()).backendThreads());
+        assertEquals(0, c.withPipelineResolved().pipeline().backendThreads());
     }
 
     @Test
     void autoGivesBackendThreadsWhenAnyLunCanBlock() throws ConfigException {
         TargetConfig c = read(MEMORY_AND_NULL + LUN0.replace("number = 0", "number = 2"));
         assertEquals(BackendKind.FILE, c.luns().getLast().backend());
-        assertEquals(PipelineConfig.BLOCKING_BACKEND_THREADS, c.pipeline().resolve(c.luns(), 2).backendThreads());
-        assertEquals(PipelineConfig.BLOCKING_BACKEND_THREADS, c.pipeline().resolve(c.luns(), 64).backendThreads());
+        assertEquals(4, c.pipeline().resolve(c.luns()).backendThreads());
+        TargetConfig rocks = read(LUN0.replace("size", "backend = \"rocksdb\"\nsize"));
+        assertEquals(BackendKind.ROCKSDB, rocks.luns().getFirst().backend());
+        assertEquals(4, rocks.withPipelineResolved().pipeline().backendThreads());
     }
 
     @Test
-    void autoPollsFromFourCoresOnAndSleepsBelow() throws ConfigException {
-        PipelineConfig p = read("").pipeline();
-        assertEquals(CompletionMode.EVENT, p.resolve(List.of(), 1).completions());
-        assertEquals(CompletionMode.EVENT, p.resolve(List.of(), PipelineConfig.POLLING_MIN_CORES - 1).completions());
-        assertEquals(CompletionMode.POLL, p.resolve(List.of(), PipelineConfig.POLLING_MIN_CORES).completions());
-        assertEquals(4, PipelineConfig.POLLING_MIN_CORES);
-        assertFalse(p.resolve(List.of(), 2).automatic());
-    }
-
-    @Test
-    void explicitValuesAreKeptWhateverTheMachine() throws ConfigException {
-        TargetConfig c = read("[pipeline]\nbackend_threads = 3\ncompletions = \"poll\"\n" + MEMORY_AND_NULL);
-        assertEquals(c.pipeline(), c.pipeline().resolve(c.luns(), 2));
-        TargetConfig inline = read("[pipeline]\nbackend_threads = 0\ncompletions = \"event\"\n"
-                + LUN0);
-        assertEquals(inline.pipeline(), inline.pipeline().resolve(inline.luns(), 64));
+    void explicitBackendThreadsAreKept() throws ConfigException {
+        TargetConfig c = read("[pipeline]\nbackend_threads = 3\n" + MEMORY_AND_NULL);
+        assertEquals(3, c.pipeline().resolve(c.luns()).backendThreads());
+        TargetConfig inline = read("[pipeline]\nbackend_threads = 0\n" + LUN0);
+        assertEquals(0, inline.pipeline().resolve(inline.luns()).backendThreads());
     }
 
     @Test

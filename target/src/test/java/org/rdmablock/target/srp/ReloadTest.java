@@ -69,7 +69,7 @@ class ReloadTest {
             org.junit.jupiter.api.Assumptions.assumeFalse(log.lines().stream().anyMatch(l -> l.contains("SIGHUP is ignored")),
                     "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
             assertTrue(out.toString(StandardCharsets.UTF_8).contains("commands run on the poller thread (backend_threads = 0)"
-                    + " (auto: "), out.toString(StandardCharsets.UTF_8));
+                    + " (auto: no LUN that blocks)"), out.toString(StandardCharsets.UTF_8));
             assertTrue(log.lines().stream().noneMatch(l -> l.startsWith("WARN backend_threads")), "memory LUNs: no warning");
             try (TestInitiator ini = TestInitiator.login(new InetSocketAddress("127.0.0.1", port), SrpTargetTest.ID_EXT,
                     SrpTargetTest.IOC_GUID, 0x77, 1 << 20)) {
