@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Our target under several [pipeline] settings, on this machine, in one run: for each setting a fresh target (soft
+# provider, one LUN of the given backend, 1 GiB, written once with 1 MiB writes) driven by `bin/rdmablock bench` with
+# the library's defaults. Settings are interleaved within each round (the first setting, the second, ..., then again)
+# so that every one sees the same machine load; the table shows the median IOPS of each setting per row and its ratio
+# to the first setting's.
+#
+#   tools/bench/pipelines.sh [--backend memory|file] [--runtime SECONDS] [--ramp SECONDS] [--rounds N]
+#                            [--rows "randread:4k:1 ..."] [SETTING ...]
+#
+# A SETTING is LABEL=TOML, the [pipeline] keys with "\n" between them, e.g.
+#   tools/bench/pipelines.sh --backend file 'inline=backend_threads = 0' 'four=backend_threads = 4'
+# Default settings: backend_threads 0 and 4, each with completions "poll" and "event". A row is RW:BS:IODEPTH
+# (default: 4 KiB random reads at 1 and 16, 4 KiB random writes at 16, 1 MiB sequential reads at 4). A file LUN is a
+# sparse file in a temporary directory with the default write cache (write-through: each write is made durable).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+backend=memory
+runtime=4
+ramp=3
+rounds=2
+rows="randread:4k:1 randread:4k:16 randwrite:4k:16 read:1m:4"
+settings=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --backend) backend="$2"; shift 2 ;;
+    --runtime) runtime="$2"; shift 2 ;;
+    --ramp) ramp="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --rows) rows="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+    *=*) settings+=("$1"); shift ;;
+    *) echo "a setting is LABEL=TOML, not '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$backend" in memory|file) ;; *) echo "--backend is memory or file, not '$backend'" >&2; exit 2 ;; esac
+if [ ${#settings[@]} -eq 0 ]; then
+  settings=('0 poll=backend_threads = 0\ncompletions = "poll"' '0 event=backend_threads = 0\ncompletions = "event"'
+            '4 poll=backend_threads = 4\ncompletions = "poll"' '4 event=backend_threads = 4\ncompletions = "event"')
+fi
+
+. "$root/tools/bench/common.sh"
+ensure_packages python3:python3
+
+work="$(mktemp -d)"
+target_pid=""
+cleanup() {
+  stop_all $target_pid
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# build once, outside every measurement (bin/rdmablock bench builds what is stale)
+"$root/bin/rdmablock" bench --help >/dev/null
+
+if [ "$backend" = file ]; then
+  lun=$(printf '[[lun]]\nnumber = 0\nbackend = "file"\npath = "%s/lun0.img"\nsize = "1GiB"\n' "$work")
+else
+  lun=$(printf '[[lun]]\nnumber = 0\nbackend = "memory"\nsize = "1GiB"\n')
+fi
+
+echo "load before: $(uptime)" >&2
+: > "$work/results.tsv"
+for round in $(seq 1 "$rounds"); do
+  for setting in "${settings[@]}"; do
+    label="${setting%%=*}"
+    rm -f "$work/lun0.img"
+    start_target "$root" "$work" "$lun
+[pipeline]
+$(printf '%b' "${setting#*=}")"
+    "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw write --bs 1m --iodepth 4 --size 1g --no-progress \
+      > "$work/fill.out" 2>&1 || { cat "$work/fill.out" >&2; exit 1; }
+    for row in $rows; do
+      IFS=: read -r rw bs depth <<< "$row"
+      json="$work/r$round-$(echo "$label" | tr -c 'A-Za-z0-9\n' _)-$rw-$bs-$depth.json"
+      "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw "$rw" --bs "$bs" --iodepth "$depth" \
+        --runtime "${runtime}s" --ramp "${ramp}s" --no-progress --json "$json" > "$work/row.out" 2>&1 \
+        || { cat "$work/row.out" >&2; exit 1; }
+      printf '%s\t%s\t%s\t%s\n' "$row" "$round" "$label" "$json" >> "$work/results.tsv"
+    done
+    stop_all $target_pid
+    target_pid=""
+    echo "round $round: $label done" >&2
+  done
+done
+echo "load after: $(uptime)" >&2
+
+python3 - "$work/results.tsv" "$backend" "$runtime" "$ramp" "$rounds" <<'PY'
+import json, statistics, sys
+from collections import OrderedDict
+
+results, backend, runtime, ramp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+iops = OrderedDict()   # row -> label -> [IOPS per round]
+labels = []
+for line in open(results):
+    row, _, label, path = line.rstrip("\n").split("\t")
+    iops.setdefault(row, OrderedDict()).setdefault(label, []).append(json.load(open(path))["iops"])
+    if label not in labels:
+        labels.append(label)
+
+title = f"median IOPS of {rounds} rounds" if rounds > 1 else "IOPS, one round"
+print(f"| row ({backend} LUN; {runtime} s after a {ramp} s ramp; {title}; in brackets: / {labels[0]}) | "
+      + " | ".join(labels) + " |")
+print("|---|" + "---:|" * len(labels))
+for row, by_label in iops.items():
+    base = statistics.median(by_label[labels[0]])
+    cells = []
+    for label in labels:
+        m = statistics.median(by_label[label])
+        cells.append(f"{m:,.0f}" + ("" if label == labels[0] else f" ({m / base:.2f})"))
+    print(f"| {row} | " + " | ".join(cells) + " |")
+PY
