@@ -23,11 +23,9 @@ rows="randread:4k:1 randread:4k:16 randwrite:4k:16 read:1m:4"
 settings=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --backend) backend="$2"; shift 2 ;;
-    --runtime) runtime="$2"; shift 2 ;;
-    --ramp) ramp="$2"; shift 2 ;;
-    --rounds) rounds="$2"; shift 2 ;;
-    --rows) rows="$2"; shift 2 ;;
+    --backend|--runtime|--ramp|--rounds|--rows)
+      [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
+      printf -v "${1#--}" '%s' "$2"; shift 2 ;;
     -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     *=*) settings+=("$1"); shift ;;
