@@ -33,9 +33,21 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$backend" in memory|file) ;; *) echo "--backend is memory or file, not '$backend'" >&2; exit 2 ;; esac
+for n in runtime ramp rounds; do
+  [[ "${!n}" =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || { echo "--$n is a whole number above 0, not '${!n}'" >&2; exit 2; }
+done
+for row in $rows; do
+  [[ "$row" =~ ^(randread|randwrite|read|write|randrw|rw):[0-9]+[kKmM]?:[0-9]+$ ]] \
+    || { echo "a row is RW:BS:IODEPTH (e.g. randread:4k:16), not '$row'" >&2; exit 2; }
+done
+[ -n "${rows// /}" ] || { echo "--rows names no row" >&2; exit 2; }
 if [ ${#settings[@]} -eq 0 ]; then
   settings=('0 poll=backend_threads = 0\ncompletions = "poll"' '0 event=backend_threads = 0\ncompletions = "event"'
             '4 poll=backend_threads = 4\ncompletions = "poll"' '4 event=backend_threads = 4\ncompletions = "event"')
+fi
+if [ "$(printf '%s\n' "${settings[@]%%=*}" | sort | uniq -d)" ]; then
+  echo "two settings share a label: $(printf '%s\n' "${settings[@]%%=*}" | sort | uniq -d | head -1)" >&2
+  exit 2
 fi
 
 . "$root/tools/bench/common.sh"
@@ -62,7 +74,8 @@ fi
 echo "load before: $(uptime)" >&2
 : > "$work/results.tsv"
 for round in $(seq 1 "$rounds"); do
-  for setting in "${settings[@]}"; do
+  for i in "${!settings[@]}"; do
+    setting="${settings[$i]}"
     label="${setting%%=*}"
     rm -f "$work/lun0.img"
     start_target "$root" "$work" "$lun
@@ -72,7 +85,7 @@ $(printf '%b' "${setting#*=}")"
       > "$work/fill.out" 2>&1 || { cat "$work/fill.out" >&2; exit 1; }
     for row in $rows; do
       IFS=: read -r rw bs depth <<< "$row"
-      json="$work/r$round-$(echo "$label" | tr -c 'A-Za-z0-9\n' _)-$rw-$bs-$depth.json"
+      json="$work/r$round-s$i-$rw-$bs-$depth.json"
       "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw "$rw" --bs "$bs" --iodepth "$depth" \
         --runtime "${runtime}s" --ramp "${ramp}s" --no-progress --json "$json" > "$work/row.out" 2>&1 \
         || { cat "$work/row.out" >&2; exit 1; }
@@ -80,7 +93,7 @@ $(printf '%b' "${setting#*=}")"
     done
     stop_all $target_pid
     target_pid=""
-    echo "round $round: $label done" >&2
+    echo "round $round: $label done ($(grep -o 'pipeline: .*' "$work/target.log" | head -1))" >&2
   done
 done
 echo "load after: $(uptime)" >&2

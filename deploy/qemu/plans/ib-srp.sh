@@ -14,11 +14,12 @@ IBSRP_LUNS="0:file:512 1:file:4096 2:rocksdb:512 3:rocksdb:4096 4:memory:512"
 IBSRP_SIZE_MIB=64
 # [channel] stays at its defaults, what a user starts with (the default cq_size is more than rxe's CQ holds, so this
 # also checks that the target fits its channels to the device). [pipeline] is set for a machine of two CPUs, which the
-# guest is: completions "event", since the default busy polling (one spinning poller, five spinning pipeline stages)
+# guest is: completions "event", since the default busy polling (one spinning poller and, with the file LUNs here,
+# the five pipeline stages "auto" gives them)
 # takes the CPU the kernel's rxe, ib_srp and fio need (fio against LIO in the same boot ran 2 to 10 times slower beside
 # a polling daemon), and no backend thread (backend_threads = 0: the poller thread runs each command), since every
 # sleeping stage wakes on each publish (4 KiB random I/O, same boot: 0.39 - 0.48 of LIO with none, 0.40 - 0.46 with
-# one; 0.25 - 0.27 with the default four, an earlier boot). The polling path runs on rxe in target-native.sh.
+# one; 0.25 - 0.27 with four, an earlier boot). The polling path runs on rxe in target-native.sh.
 IBSRP_PIPELINE=${IBSRP_PIPELINE:-'completions = "event"
 backend_threads = 0'}
 IBSRP_JAVA_OPTS=${IBSRP_JAVA_OPTS:-}  # e.g. -Drdmablock.poller.eventSpins=200 (CompletionPoller, CommandPipeline)

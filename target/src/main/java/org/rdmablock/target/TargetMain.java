@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -195,10 +196,10 @@ public final class TargetMain implements Callable<Integer> {
     /**
      * {@code backend_threads = 0} runs each command on the completion poller's thread: right for memory and null LUNs, but a file
      * or RocksDB call that blocks (an fsync on a slow disk) holds up every channel, and {@code timeouts.command} cannot
-     * answer it meanwhile. Said at start, naming the LUNs, and after a reload for the LUNs it brings (with
-     * {@code backend_threads = "auto"}, a pipeline started with memory and null LUNs only has no backend thread).
+     * answer it meanwhile. Said at start, naming the LUNs, and after a reload for the LUNs it brings and serves
+     * (with {@code backend_threads = "auto"}, a pipeline started with memory and null LUNs only has no backend thread).
      */
-    private static void warnIfInlineBlocks(final PipelineConfig pipeline, final java.util.List<LunConfig> luns) {
+    private static void warnIfInlineBlocks(final PipelineConfig pipeline, final List<LunConfig> luns) {
         if (pipeline.backendThreads() != 0) {
             return;
         }
@@ -212,7 +213,7 @@ public final class TargetMain implements Callable<Integer> {
     /** The start-up warning of {@link #warnIfInlineBlocks}; {} is the LUN numbers. */
     static final String INLINE_BLOCKING = "backend_threads = 0: LUN(s) {} (file / rocksdb) run on the completion poller's thread;"
             + " a backend call that blocks holds up every channel, and timeouts.command cannot answer it meanwhile"
-            + " (backend_threads = 4 and a restart give them backend threads)";
+            + " (a restart with backend_threads \"auto\" or at least 1 gives them backend threads)";
 
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */
     static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"
@@ -264,7 +265,9 @@ public final class TargetMain implements Callable<Integer> {
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
             LOG.info("reload of {}: {}; {}", config, change.summary(), inventory.reload(reread.luns(),
                     target::lunInventoryChanged, () -> target.awaitCommandsInFlight(RELOAD_QUIESCE)));
+            final List<Integer> served = inventory.numbers();
             warnIfInlineBlocks(target.pipeline(), reread.luns().stream()
+                    .filter(l -> served.contains(l.number()))
                     .filter(l -> running.luns().stream().noneMatch(r -> r.number() == l.number() && r.backend() == l.backend()))
                     .toList());
             return reread;

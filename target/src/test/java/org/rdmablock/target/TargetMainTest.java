@@ -23,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The daemon as a user runs it: a config file in, a banner out, a clean stop; config errors refuse to start. */
@@ -91,6 +92,7 @@ class TargetMainTest {
                     size = "1MiB"
                     """);
             assertTrue(daemon.banner().contains("commands run on the poller thread (backend_threads = 0)"), daemon.banner());
+            assertFalse(daemon.banner().contains("(auto:"), "backend_threads set in the file: " + daemon.banner());
             final String line = log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(10));
             assertTrue(line.contains("LUN(s) 2 (file / rocksdb)"), line);
             daemon.main().stop();

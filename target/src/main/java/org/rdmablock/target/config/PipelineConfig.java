@@ -55,7 +55,7 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
 
     /**
      * The pipeline to run: an explicit {@code backend_threads} as it is; {@code "auto"} is 0 when every LUN is memory
-     * or null (nothing blocks, so the poller's thread runs each command without a hand-off: on two cores 3 to 19 times
+     * or null (nothing blocks, so the poller's thread runs each command without a hand-off: on two cores 3.8 to 14 times
      * the 4 KiB IOPS of four backend stages, target/README.md) and {@link #BLOCKING_BACKEND_THREADS}
      * otherwise (a file or RocksDB call may wait on the device: an fdatasync, a compaction stall). LUNs added by a
      * later reload do not change it (the pipeline is fixed until a restart).

@@ -165,6 +165,10 @@ final class CommandPipeline implements AutoCloseable {
         }
         this.channels = new AtomicReferenceArray<>(maxChannels);
         this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxChannels);
+        if (backendThreads < 0) {
+            throw new IllegalArgumentException("backend threads " + backendThreads
+                    + ": an unresolved \"auto\" (PipelineConfig.resolve gives the count)");
+        }
         if (backendThreads == 0) {
             // inline: the poller thread runs the intake stage, which runs each ready command itself
             this.disruptor = null;

@@ -463,7 +463,6 @@ class TargetConfigReaderTest {
     void autoRunsCommandsOnThePollerThreadWhenNoLunBlocks() throws ConfigException {
         TargetConfig c = read(MEMORY_AND_NULL);
         assertEquals(0, c.pipeline().resolve(c.luns()).backendThreads());
-        assertFalse(c.pipeline().resolve(c.luns()).automatic());
         assertEquals(0, c.pipeline().resolve(List.of()).backendThreads());
         assertEquals(0, c.withPipelineResolved().pipeline().backendThreads());
     }
@@ -476,6 +475,12 @@ class TargetConfigReaderTest {
         TargetConfig rocks = read(LUN0.replace("size", "backend = \"rocksdb\"\nsize"));
         assertEquals(BackendKind.ROCKSDB, rocks.luns().getFirst().backend());
         assertEquals(4, rocks.withPipelineResolved().pipeline().backendThreads());
+    }
+
+    @Test
+    void onlyAutoIsBelowZero() {
+        assertThrows(IllegalArgumentException.class,
+                () -> new PipelineConfig(4096, 1024, -2, ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL));
     }
 
     @Test

@@ -70,7 +70,6 @@ class ReloadTest {
                     "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
             assertTrue(out.toString(StandardCharsets.UTF_8).contains("commands run on the poller thread (backend_threads = 0)"
                     + " (auto: no LUN that blocks)"), out.toString(StandardCharsets.UTF_8));
-            assertTrue(log.lines().stream().noneMatch(l -> l.startsWith("WARN backend_threads")), "memory LUNs: no warning");
             try (TestInitiator ini = TestInitiator.login(new InetSocketAddress("127.0.0.1", port), SrpTargetTest.ID_EXT,
                     SrpTargetTest.IOC_GUID, 0x77, 1 << 20)) {
                 assertEquals(1, reportedLuns(ini), "one LUN before the reload");
@@ -98,6 +97,11 @@ class ReloadTest {
                         log.await(l -> l.contains("added"), Duration.ofSeconds(5)));
                 assertTrue(log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(5))
                         .contains("LUN(s) 2 (file / rocksdb)"), "the added file LUN runs on the poller thread, and the log says so");
+
+                // a reload that changes only [timeouts] brings no LUN: no second warning for LUN 2
+                Files.writeString(config, head + "[timeouts]\ncommand = \"20s\"\n" + LUNS + SECOND);
+                hangUp();
+                log.await(l -> l.contains("timeouts changed"), Duration.ofSeconds(5));
                 final TestInitiator.Response ua = testUnitReady(ini);
                 assertEquals(ScsiStatus.CHECK_CONDITION, ua.status());
                 assertEquals(0x06, ua.sense()[2] & 0x0F, "UNIT ATTENTION");
@@ -120,6 +124,8 @@ class ReloadTest {
                 assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "LUN 0 serves on");
                 assertEquals(ScsiStatus.CHECK_CONDITION, ini.execute(LunAddress.encode(2), new byte[6], 0, 0, 0, false).status(),
                         "the removed LUN answers LOGICAL UNIT NOT SUPPORTED");
+                assertEquals(1, log.lines().stream().filter(l -> l.startsWith("WARN backend_threads")).count(),
+                        "one warning: none at start (memory LUNs only), one for the file LUN the reload added");
             }
         } finally {
             main.stop();

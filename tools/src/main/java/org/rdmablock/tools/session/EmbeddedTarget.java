@@ -15,7 +15,8 @@ import java.util.Locale;
 
 /**
  * A tool's own target ({@code --embedded-target}): our SRP target in this process on 127.0.0.1, a free port, one LUN 0
- * of the given backend, every other setting the daemon's default. Handy for a quick run and for tests; the tool and
+ * of the given backend, every other setting the daemon's default (so {@code backend_threads = "auto"}: a memory or
+ * null LUN runs on the poller thread, a file LUN gets four backend threads). Handy for a quick run and for tests; the tool and
  * the target then share this process's CPUs, so for figures to compare run the daemon apart
  * ({@code bin/rdmablock target --config}).
  */
