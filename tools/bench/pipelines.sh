@@ -45,8 +45,9 @@ if [ ${#settings[@]} -eq 0 ]; then
   settings=('0 poll=backend_threads = 0\ncompletions = "poll"' '0 event=backend_threads = 0\ncompletions = "event"'
             '4 poll=backend_threads = 4\ncompletions = "poll"' '4 event=backend_threads = 4\ncompletions = "event"')
 fi
-if [ "$(printf '%s\n' "${settings[@]%%=*}" | sort | uniq -d)" ]; then
-  echo "two settings share a label: $(printf '%s\n' "${settings[@]%%=*}" | sort | uniq -d | head -1)" >&2
+shared_label="$(printf '%s\n' "${settings[@]%%=*}" | sort | uniq -d | head -1)"
+if [ -n "$shared_label" ]; then
+  echo "two settings share a label: $shared_label" >&2
   exit 2
 fi
 

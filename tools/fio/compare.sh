@@ -83,7 +83,8 @@ fio --name=fill --filename="$backing" --size="$bytes" --rw=write --bs=1m --ioeng
 # ... and read once through the page cache: the fill above bypassed it (direct), and our target and nbdkit both read
 # the file through it. Left cold, whichever side ran first took the cache misses (4 KiB random reads at iodepth 16 on
 # our volume, two runs each: 8 400 / 8 600 IOPS cold, 15 400 / 15 300 cached); the local side reads with O_DIRECT
-if [ "$(awk '/MemAvailable/ {print $2 * 1024}' /proc/meminfo)" -le $((bytes * 2)) ]; then
+# (in KiB, as /proc/meminfo gives it: awk prints a product of this size as 2.5e+10, which [ cannot compare)
+if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -le $((bytes * 2 / 1024)) ]; then
   echo "warning: less than twice the $size backing file in available memory: its pages may not stay cached" >&2
 fi
 cat "$backing" > /dev/null

@@ -19,20 +19,9 @@ COMPARE_ROUNDS=${COMPARE_ROUNDS:-3}
 COMPARE_WARMUP=${COMPARE_WARMUP:-15}
 . $REPO/deploy/qemu/plans/lio-lib.sh
 
-# LIO up, and ib_srp logged in to it too
-compare_lio_up() (
-  set -eo pipefail
-  lio_up
-  local ioc i
-  ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
-  ibsrp_add_target "id_ext=$ioc,ioc_guid=$ioc,dest=192.0.2.15:$LIO_PORT"
-  for i in $(seq 1 60); do [ -b "$(ibsrp_dev 0 LIO-ORG)" ] && break; sleep 0.5; done
-  [ -b "$(ibsrp_dev 0 LIO-ORG)" ] || { echo "LIO's disk did not appear"; exit 1; }
-  echo "LIO: $(ibsrp_dev 0 LIO-ORG); ours: memory $(ibsrp_dev 4), file $(ibsrp_dev 0)"
-)
-
-# the three disks, name:lun:vendor, in round 1's order
-COMPARE_DISKS=(lio:0:LIO-ORG memory:4:RDMABLK file:0:RDMABLK)
+# the three disks, name:lun:vendor, in round 1's order; LIO's is the one entry whose vendor is LIO-ORG
+COMPARE_LIO=lio:0:LIO-ORG
+COMPARE_DISKS=($COMPARE_LIO memory:4:RDMABLK file:0:RDMABLK)
 
 # the block device of a COMPARE_DISKS entry, or a failure naming the entry
 compare_dev() {
@@ -42,6 +31,19 @@ compare_dev() {
   [ -b "$dev" ] || { echo "no disk for $1" >&2; return 1; }
   echo $dev
 }
+
+# LIO up, and ib_srp logged in to it too
+compare_lio_up() (
+  set -eo pipefail
+  lio_up
+  local ioc i disk list=""
+  ioc=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid)
+  ibsrp_add_target "id_ext=$ioc,ioc_guid=$ioc,dest=192.0.2.15:$LIO_PORT"
+  for i in $(seq 1 60); do compare_dev $COMPARE_LIO >/dev/null 2>&1 && break; sleep 0.5; done
+  compare_dev $COMPARE_LIO >/dev/null || { echo "LIO's disk did not appear"; exit 1; }
+  for disk in "${COMPARE_DISKS[@]}"; do list+=" ${disk%%:*} $(compare_dev $disk)"; done
+  echo "disks:$list"
+)
 
 # fio's [global] section: $1 seconds per job, then any further options, one per argument
 compare_global() {
@@ -101,7 +103,7 @@ compare_run() (
 compare_lio_down() (
   set -eo pipefail
   local dev host
-  dev=$(ibsrp_dev 0 LIO-ORG)
+  dev=$(compare_dev $COMPARE_LIO)
   host=$(basename "$(readlink -f /sys/block/${dev#/dev/}/device)"); host=${host%%:*}
   echo 1 > /sys/class/srp_remote_ports/port-$host:1/delete
   lio_down
