@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     --ours) ours_args="$2"; shift 2 ;;
     --pipeline) pipeline="$2"; shift 2 ;;
     --rows) row_filter="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done

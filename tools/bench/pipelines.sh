@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     --backend|--runtime|--ramp|--rounds|--rows)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
       printf -v "${1#--}" '%s' "$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
     -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     *=*) settings+=("$1"); shift ;;
     *) echo "a setting is LABEL=TOML, not '$1' (see --help)" >&2; exit 2 ;;

@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
       name="${1#--}"
       declare "${name//-/_}=$2"
       shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
