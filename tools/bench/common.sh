@@ -1,5 +1,11 @@
-# Sourced by the comparison scripts (tools/bench/compare-nbdkit.sh, tools/fio/compare.sh): installing what they run,
-# a free port, and waiting for a server to come up. Each wait is bounded.
+# Sourced by the comparison scripts (tools/bench/compare-nbdkit.sh, tools/bench/pipelines.sh, tools/fio/compare.sh):
+# their --help, installing what they run, a free port, and waiting for a server to come up. Each wait is bounded.
+# Defines functions only, so a script sources it before reading its options.
+
+# header_help SCRIPT: prints the script's header comment (after the #! line, up to its first command) as its --help.
+header_help() {
+  awk 'NR > 1 && !/^#/ {exit} NR > 1' "$1"
+}
 
 # ensure_packages COMMAND:PACKAGE ...: installs with apt-get (sudo unless root) the packages whose command is missing.
 ensure_packages() {

@@ -15,6 +15,7 @@
 # IOPS, MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and ours/nbdkit (IOPS).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/tools/bench/common.sh"
 runtime=10
 ramp=1
 rounds=3
@@ -31,12 +32,11 @@ while [ $# -gt 0 ]; do
     --ours) ours_args="$2"; shift 2 ;;
     --pipeline) pipeline="$2"; shift 2 ;;
     --rows) row_filter="$2"; shift 2 ;;
-    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
+    -h|--help) header_help "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
-. "$root/tools/bench/common.sh"
 ensure_packages fio:fio nbdkit:nbdkit python3:python3
 if ! fio --enghelp=nbd >/dev/null 2>&1; then
   echo "this fio has no nbd engine (built without libnbd)" >&2

@@ -15,6 +15,7 @@
 # sparse file in a temporary directory with the default write cache (write-through: each write is made durable).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/tools/bench/common.sh"
 backend=memory
 runtime=4
 ramp=3
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --backend|--runtime|--ramp|--rounds|--rows)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
       printf -v "${1#--}" '%s' "$2"; shift 2 ;;
-    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
+    -h|--help) header_help "$0"; exit 0 ;;
     -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     *=*) settings+=("$1"); shift ;;
     *) echo "a setting is LABEL=TOML, not '$1' (see --help)" >&2; exit 2 ;;
@@ -51,7 +52,6 @@ if [ -n "$shared_label" ]; then
   exit 2
 fi
 
-. "$root/tools/bench/common.sh"
 ensure_packages python3:python3
 
 work="$(mktemp -d)"

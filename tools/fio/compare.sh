@@ -27,6 +27,7 @@
 # Installs fio, nbdkit, libnbd-bin (nbdfuse), fuse3 and python3 with apt-get when missing (sudo unless root).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/tools/bench/common.sh"
 here="$root/tools/fio"
 runtime=10
 ramp=1
@@ -46,11 +47,10 @@ while [ $# -gt 0 ]; do
       name="${1#--}"
       declare "${name//-/_}=$2"
       shift 2 ;;
-    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
+    -h|--help) header_help "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-. "$root/tools/bench/common.sh"
 ensure_packages fio:fio nbdkit:nbdkit nbdfuse:libnbd-bin fusermount3:fuse3 python3:python3
 bytes="$(python3 -c "import sys; n, u = sys.argv[1][:-1], sys.argv[1][-1].upper(); print(int(n) << {'K': 10, 'M': 20, 'G': 30}[u])" "$size")"
 quarter=$((bytes / 4))
@@ -83,8 +83,8 @@ fio --name=fill --filename="$backing" --size="$bytes" --rw=write --bs=1m --ioeng
   --output="$work/fill.txt" >/dev/null
 # ... and read once through the page cache: the fill above bypassed it (direct), and our target and nbdkit both read
 # the file through it. Left cold, whichever side ran first took the cache misses (4 KiB random reads at iodepth 16 on
-# our volume, two runs each: 8 400 / 8 600 IOPS cold, 15 400 / 15 300 cached); the local side reads with O_DIRECT
-# (in KiB, as /proc/meminfo gives it: awk prints a product of this size as 2.5e+10, which [ cannot compare)
+# our volume, two runs each: 8 400 / 8 600 IOPS cold, 15 400 / 15 300 cached). Memory is compared in KiB, as
+# /proc/meminfo gives it: awk prints a product of this size as 2.5e+10, which [ cannot compare.
 if [ "$(awk '/MemAvailable/ {print $2}' /proc/meminfo)" -le $((bytes * 2 / 1024)) ]; then
   echo "warning: less than twice the $size backing file in available memory: its pages may not stay cached" >&2
 fi
