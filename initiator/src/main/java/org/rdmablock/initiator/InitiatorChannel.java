@@ -28,6 +28,7 @@ import org.rdmablock.verbs.WorkCompletions;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -78,6 +79,12 @@ final class InitiatorChannel implements Runnable {
     /** First wait between reconnect attempts; doubled each time up to {@link #MAX_RECONNECT_BACKOFF_NANOS}. */
     static final long RECONNECT_BACKOFF_NANOS = 100_000_000;
     static final long MAX_RECONNECT_BACKOFF_NANOS = 2_000_000_000;
+    /**
+     * How often a channel that is down (lost, and not back within the reconnect timeout) tries to log in again: its
+     * requests fail at once meanwhile, as Linux ib_srp's do after {@code fast_io_fail_tmo}, and the first login that
+     * succeeds brings it back. Default 5 s: a dead target costs one refused connection per interval.
+     */
+    static final long DOWN_LOGIN_INTERVAL_NANOS = 5_000_000_000L;
     /** Task management requests carry this bit in their tag, so that their responses are told from commands'. */
     static final long TM_TAG = 1L << 62;
     /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
@@ -142,8 +149,14 @@ final class InitiatorChannel implements Runnable {
     private volatile boolean parked;
     /** Set by the connection's disconnect handler (a provider thread); the agent fails what is in flight. */
     private volatile String lostBecause;
-    /** Set once the channel failed: requests from now on fail at once. */
+    /** Set once the channel failed: requests from now on fail at once (until a login again, when it is {@link #down}). */
     private SrpIoException failed;
+    /** The channel is down, not failed for good: it tries to log in again every {@link #DOWN_LOGIN_INTERVAL_NANOS}. */
+    private boolean down;
+    private long downSinceNanos;
+    private long nextLoginNanos;
+    /** The target's address as the lost connection had it, for the log lines of a down channel. */
+    private String downTarget;
     /** The agent's count of commands issued (statistics). */
     volatile long commandsIssued;
     /** Requests that rode in another's command (merging; statistics). */
@@ -419,6 +432,8 @@ final class InitiatorChannel implements Runnable {
         if (lost != null && failed == null) {
             recover(lost);
             work++;
+        } else if (down && running && System.nanoTime() - nextLoginNanos >= 0) {
+            work += loginWhileDown();
         }
         if (failed == null && commands.length != freeCount) {
             final long now = System.nanoTime();
@@ -433,7 +448,9 @@ final class InitiatorChannel implements Runnable {
     /**
      * The connection is gone: every command in flight is to be sent again (reads, and writes the target never
      * answered: acknowledged ones are done); logs in again with back-off until the reconnect timeout, then fails
-     * everything. Runs on the agent thread, which has nothing else to do meanwhile; submitters wait in the ring.
+     * everything and is down: requests fail at once, and a login is tried again every
+     * {@link #DOWN_LOGIN_INTERVAL_NANOS} ({@link #loginWhileDown}). Runs on the agent thread, which has nothing else to
+     * do meanwhile; submitters wait in the ring.
      */
     private void recover(final String why) {
         final ConnectionId lost = connection;
@@ -445,16 +462,7 @@ final class InitiatorChannel implements Runnable {
         SrpIoException last = null;
         while (running && System.nanoTime() < deadline) {
             try {
-                final Link link = reconnector.reconnect(index, this, receives);
-                connection = link.connection();
-                queuePair = link.queuePair();
-                completionQueue = link.completionQueue();
-                credits = link.credits();
-                immediateLimit = link.immediateLimit();
-                sendsOutstanding = 0;
-                unsignaled = 0;
-                lostBecause = null;
-                reconnects++;
+                loggedIn(reconnector.reconnect(index, this, receives));
                 LOG.info("channel " + index + " logged in again to " + connection.remoteAddress() + "; sending "
                         + retryCount + " command part(s) again");
                 return;
@@ -467,7 +475,50 @@ final class InitiatorChannel implements Runnable {
         failed = new SrpIoException("channel " + index + " to " + lost.remoteAddress() + " lost: " + why
                 + (last != null ? "; no login again within " + java.time.Duration.ofNanos(faults.reconnectTimeoutNanos())
                 + " (last: " + last.getMessage() + ")" : ""), last);
+        if (running) {
+            down = true;
+            downTarget = String.valueOf(lost.remoteAddress());
+            downSinceNanos = System.nanoTime();
+            nextLoginNanos = downSinceNanos + DOWN_LOGIN_INTERVAL_NANOS;
+            LOG.warning("channel " + index + " to " + downTarget + " is down: no login again within "
+                    + java.time.Duration.ofNanos(faults.reconnectTimeoutNanos()) + "; its requests fail until one succeeds (tried every "
+                    + java.time.Duration.ofNanos(DOWN_LOGIN_INTERVAL_NANOS) + ")");
+        }
         failEverything(failed);
+    }
+
+    /**
+     * A down channel's login attempt (agent thread, with nothing in flight: everything was answered when it went down).
+     * Returns 1 when the channel is back, 0 when the target is still away (the next attempt after the interval).
+     */
+    private int loginWhileDown() {
+        final Link link;
+        try {
+            link = reconnector.reconnect(index, this, receives);
+        } catch (SrpIoException e) {
+            nextLoginNanos = System.nanoTime() + DOWN_LOGIN_INTERVAL_NANOS;
+            LOG.fine("channel " + index + " to " + downTarget + " still down: " + e.getMessage());
+            return 0;
+        }
+        loggedIn(link);
+        down = false;
+        failed = null;
+        LOG.info("channel " + index + " logged in again to " + connection.remoteAddress() + " after "
+                + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - downSinceNanos) + " s down");
+        return 1;
+    }
+
+    /** Takes a new logged-in connection: the channel's QP, CQ, credits and limits from now on. */
+    private void loggedIn(final Link link) {
+        connection = link.connection();
+        queuePair = link.queuePair();
+        completionQueue = link.completionQueue();
+        credits = link.credits();
+        immediateLimit = link.immediateLimit();
+        sendsOutstanding = 0;
+        unsignaled = 0;
+        lostBecause = null;
+        reconnects++;
     }
 
     /** Every command in flight goes to the retry queue, its slot freed (the old QP is gone, so nothing lands late). */

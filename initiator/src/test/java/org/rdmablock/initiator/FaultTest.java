@@ -33,12 +33,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Faults the initiator rides out: a command the target does not answer in time (ABORT TASK, sent again), and the
- * target daemon killed with SIGKILL under a write load and started again (the channel logs in again by itself, sends
- * again what was never answered, no caller waits forever, no acknowledged write is lost).
+ * Faults the initiator rides out: a command the target does not answer in time (ABORT TASK, sent again), the target
+ * daemon killed with SIGKILL under a write load and started again (the channel logs in again by itself, sends again
+ * what was never answered, no caller waits forever, no acknowledged write is lost), and a target away for longer than
+ * the reconnect timeout (the channel is down, its requests fail at once, and it comes back when the target does).
  */
 class FaultTest {
     static final int BLOCK = 4096;
@@ -92,6 +95,70 @@ class FaultTest {
             }
         } finally {
             release.countDown();
+        }
+    }
+
+    /**
+     * The target away for longer than the reconnect timeout: the channel goes down (its requests fail, and at once while
+     * it is down), keeps trying to log in, and comes back by itself once a target listens on the port again, with the
+     * data written before it went.
+     */
+    @Test
+    @Timeout(90)
+    void aChannelDownPastTheReconnectTimeoutComesBackWhenTheTargetDoes() throws Exception {
+        final InMemoryBackend memory = new InMemoryBackend(16L << 20);
+        final LogicalUnitTable units = new LogicalUnitTable();
+        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("down").blockSize(BLOCK).build(), memory));
+        final org.rdmablock.target.config.TargetConfig first = InitiatorTest.targetConfig();
+        SrpTarget target = SrpTarget.start(first, initiator -> units);
+        final int port = target.localAddress().getPort();
+        try (SrpInitiator initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS, port)
+                .withTargetPortId(InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID).withInitiatorPortId(0x403, 1)
+                .withFaultHandling(Duration.ofSeconds(5), Duration.ofMillis(500), 3))) {
+            final Lun lun = initiator.lun(0);
+            final MemorySegment buffer = initiator.allocateBuffer(BLOCK);
+            buffer.fill((byte) 0x3A);
+            lun.writeBlocking(9, 1, buffer, 0, false);
+            target.close();
+
+            // lost, no login within 500 ms: down, and the waiting request fails
+            SrpIoException down = null;
+            final long downBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (down == null && System.nanoTime() < downBy) {
+                try {
+                    lun.readBlocking(9, 1, buffer, 0);
+                    Thread.sleep(20);
+                } catch (SrpIoException e) {
+                    down = e;
+                }
+            }
+            assertNotNull(down, "a request failed while the target was away");
+            assertTrue(down.getMessage().contains("lost"), down.getMessage());
+            final long asked = System.nanoTime();
+            assertThrows(SrpIoException.class, () -> lun.readBlocking(9, 1, buffer, 0), "down: requests fail");
+            assertTrue(System.nanoTime() - asked < TimeUnit.SECONDS.toNanos(2), "and at once, not after a reconnect timeout");
+
+            final long reconnects = initiator.reconnects();
+            target = SrpTarget.start(new org.rdmablock.target.config.TargetConfig(first.source(),
+                    new org.rdmablock.target.config.ListenConfig(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS, port),
+                    first.identity(), first.channel(), first.pipeline(), first.timeouts(), first.luns(), first.metrics()),
+                    portId -> units);
+            // back by itself at its next login attempt (every 5 s while down)
+            buffer.fill((byte) 0);
+            boolean back = false;
+            final long backBy = System.nanoTime() + 4 * InitiatorChannel.DOWN_LOGIN_INTERVAL_NANOS;
+            while (!back && System.nanoTime() < backBy) {
+                try {
+                    back = lun.readBlocking(9, 1, buffer, 0) == BLOCK;
+                } catch (SrpIoException e) {
+                    Thread.sleep(100);
+                }
+            }
+            assertTrue(back, "the channel logged in again by itself once the target was back");
+            assertEquals((byte) 0x3A, buffer.get(ValueLayout.JAVA_BYTE, 100), "the block written before reads back");
+            assertTrue(initiator.reconnects() > reconnects, "counted as a reconnect: " + initiator.reconnects());
+        } finally {
+            target.close();
         }
     }
 
