@@ -5,7 +5,7 @@
 # so that every one sees the same machine load; the table shows the median IOPS of each setting per row and its ratio
 # to the first setting's.
 #
-#   tools/bench/pipelines.sh [--backend memory|file] [--runtime SECONDS] [--ramp SECONDS] [--rounds N]
+#   tools/bench/pipelines.sh [--backend memory|file] [--cold] [--runtime SECONDS] [--ramp SECONDS] [--rounds N]
 #                            [--rows "randread:4k:1 ..."] [SETTING ...]
 #
 # A SETTING is LABEL=TOML, the [pipeline] keys with "\n" between them, e.g.
@@ -13,6 +13,8 @@
 # Default settings: backend_threads 0 and 4, each with completions "poll" and "event". A row is RW:BS:IODEPTH
 # (default: 4 KiB random reads at 1 and 16, 4 KiB random writes at 16, 1 MiB sequential reads at 4). A file LUN is a
 # sparse file in a temporary directory with the default write cache (write-through: each write is made durable).
+# --cold (file LUNs): before each row the file's pages are dropped from the page cache (fsync, then
+# posix_fadvise(DONTNEED)), so that its reads go to the disk, as a LUN larger than the machine's memory would.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$root/tools/bench/common.sh"
@@ -21,9 +23,11 @@ runtime=4
 ramp=3
 rounds=2
 rows="randread:4k:1 randread:4k:16 randwrite:4k:16 read:1m:4"
+cold=0
 settings=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    --cold) cold=1; shift ;;
     --backend|--runtime|--ramp|--rounds|--rows)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
       printf -v "${1#--}" '%s' "$2"; shift 2 ;;
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$backend" in memory|file) ;; *) echo "--backend is memory or file, not '$backend'" >&2; exit 2 ;; esac
+[ "$cold" = 0 ] || [ "$backend" = file ] || { echo "--cold is for --backend file" >&2; exit 2; }
 for n in runtime ramp rounds; do
   [[ "${!n}" =~ ^[0-9]+$ ]] && [ "${!n}" -gt 0 ] || { echo "--$n is a whole number above 0, not '${!n}'" >&2; exit 2; }
 done
@@ -87,6 +92,12 @@ $(printf '%b' "${setting#*=}")"
     for row in $rows; do
       IFS=: read -r rw bs depth <<< "$row"
       json="$work/r$round-s$i-$rw-$bs-$depth.json"
+      if [ "$cold" = 1 ]; then
+        python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$work/lun0.img"
+      fi
       "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw "$rw" --bs "$bs" --iodepth "$depth" \
         --runtime "${runtime}s" --ramp "${ramp}s" --no-progress --json "$json" > "$work/row.out" 2>&1 \
         || { cat "$work/row.out" >&2; exit 1; }
@@ -99,11 +110,12 @@ $(printf '%b' "${setting#*=}")"
 done
 echo "load after: $(uptime)" >&2
 
-python3 - "$work/results.tsv" "$backend" "$runtime" "$ramp" "$rounds" <<'PY'
+python3 - "$work/results.tsv" "$backend" "$runtime" "$ramp" "$rounds" "$cold" <<'PY'
 import json, statistics, sys
 from collections import OrderedDict
 
 results, backend, runtime, ramp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+cold = sys.argv[6] == "1"
 iops = OrderedDict()   # row -> label -> [IOPS per round]
 labels = []
 for line in open(results):
@@ -113,6 +125,8 @@ for line in open(results):
         labels.append(label)
 
 title = f"median IOPS of {rounds} rounds" if rounds > 1 else "IOPS, one round"
+if cold:
+    backend += ", its pages dropped from the page cache before each row"
 print(f"| row ({backend} LUN; {runtime} s after a {ramp} s ramp; {title}; in brackets: / {labels[0]}) | "
       + " | ".join(labels) + " |")
 print("|---|" + "---:|" * len(labels))

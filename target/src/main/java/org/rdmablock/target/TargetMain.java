@@ -179,10 +179,12 @@ public final class TargetMain implements Callable<Integer> {
         final var pipeline = target.pipeline();
         out.printf("pipeline: completions %s, %s%s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
                         ? "by event (sleeps when idle)" : "by polling",
-                pipeline.backendThreads() == 0 ? "commands run on the poller thread (backend_threads = 0)"
-                        : pipeline.backendThreads() + " backend thread(s)",
-                cfg.pipeline().automatic() ? (pipeline.backendThreads() == 0 ? " (auto: no LUN that blocks)"
-                        : " (auto: LUNs that can block)") : "");
+                pipeline.backendThreads() != 0 ? pipeline.backendThreads() + " backend thread(s)"
+                        : pipeline.blockingThreads() == 0 ? "commands and backend calls run on the poller thread"
+                        : "commands run on the poller thread, backend calls that would wait on "
+                                + pipeline.blockingThreads() + " blocking-call thread(s)",
+                cfg.pipeline().blockingAutomatic() && pipeline.backendThreads() == 0
+                        ? (pipeline.blockingThreads() == 0 ? " (auto: no LUN that blocks)" : " (auto: LUNs that can block)") : "");
         if (endpoint != null) {
             out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
         }
@@ -194,13 +196,14 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     /**
-     * {@code backend_threads = 0} runs each command on the completion poller's thread: right for memory and null LUNs, but a file
-     * or RocksDB call that blocks (an fsync on a slow disk) holds up every channel, and {@code timeouts.command} cannot
-     * answer it meanwhile. Said at start, naming the LUNs, and after a reload for the LUNs it brings and serves
-     * (with {@code backend_threads = "auto"}, a pipeline started with memory and null LUNs only has no backend thread).
+     * {@code backend_threads = 0} without blocking-call threads makes every backend call on the completion poller's
+     * thread: right for memory and null LUNs, but a file or RocksDB call that blocks (an fsync on a slow disk) holds up
+     * every channel, and {@code timeouts.command} cannot answer it meanwhile. Said at start, naming the LUNs, and after a
+     * reload for the LUNs it brings and serves (with {@code blocking_threads = "auto"}, a pipeline started with memory
+     * and null LUNs only has none).
      */
     private static void warnIfInlineBlocks(final PipelineConfig pipeline, final List<LunConfig> luns) {
-        if (pipeline.backendThreads() != 0) {
+        if (pipeline.backendThreads() != 0 || pipeline.blockingThreads() != 0) {
             return;
         }
         final String blocking = luns.stream().filter(l -> !PipelineConfig.neverBlocks(l))
@@ -211,9 +214,10 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     /** The start-up warning of {@link #warnIfInlineBlocks}; {} is the LUN numbers. */
-    static final String INLINE_BLOCKING = "backend_threads = 0: LUN(s) {} (file / rocksdb) run on the completion poller's thread;"
-            + " a backend call that blocks holds up every channel, and timeouts.command cannot answer it meanwhile"
-            + " (a restart with backend_threads \"auto\" or at least 1 gives them backend threads)";
+    static final String INLINE_BLOCKING = "backend_threads = 0, blocking_threads = 0: LUN(s) {} (file / rocksdb) run on the"
+            + " completion poller's thread; a backend call that blocks holds up every channel, and timeouts.command cannot"
+            + " answer it meanwhile (a restart with blocking_threads \"auto\" or at least 1 gives their calls that wait"
+            + " threads of their own)";
 
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */
     static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"

@@ -82,6 +82,7 @@ class TargetMainTest {
             final Daemon daemon = start("""
                     [pipeline]
                     backend_threads = 0
+                    blocking_threads = 0
                     [[lun]]
                     number = 0
                     backend = "memory"
@@ -91,8 +92,8 @@ class TargetMainTest {
                     path = "lun2.img"
                     size = "1MiB"
                     """);
-            assertTrue(daemon.banner().contains("commands run on the poller thread (backend_threads = 0)"), daemon.banner());
-            assertFalse(daemon.banner().contains("(auto:"), "backend_threads set in the file: " + daemon.banner());
+            assertTrue(daemon.banner().contains("commands and backend calls run on the poller thread"), daemon.banner());
+            assertFalse(daemon.banner().contains("(auto:"), "blocking_threads set in the file: " + daemon.banner());
             final String line = log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(10));
             assertTrue(line.contains("LUN(s) 2 (file / rocksdb)"), line);
             daemon.main().stop();
@@ -138,7 +139,8 @@ class TargetMainTest {
         final String banner = daemon.banner();
         assertTrue(banner.contains("listening on 127.0.0.1:" + daemon.port()), banner + daemon.errors());
         assertTrue(banner.contains("LUN 0: file " + dir.resolve("lun0.img")), banner);
-        assertTrue(banner.contains("pipeline: completions by polling, 4 backend thread(s) (auto: LUNs that can block)"),
+        assertTrue(banner.contains("pipeline: completions by polling, commands run on the poller thread, backend calls that would wait on 4"
+                + " blocking-call thread(s) (auto: LUNs that can block)"),
                 banner);
         assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
         assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");

@@ -47,10 +47,17 @@ abstract class AbstractLunBackend implements LunBackend {
     public final void read(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, BackendCallback callback) {
         BackendStatus status = BackendStatus.INTERNAL_ERROR;
         if (!closed.get() && inDevice(deviceOffset, length) && inBuffer(buffer, bufferOffset, length)) {
+            DeferredCall.Point point = mayBlock() ? DeferredCall.aimedPoint() : null;
             try {
-                status = readChecked(deviceOffset, buffer, bufferOffset, length);
+                status = point == null ? readChecked(deviceOffset, buffer, bufferOffset, length)
+                        : readWithoutBlocking(point, deviceOffset, buffer, bufferOffset, length);
             } catch (RuntimeException e) {
                 logUnexpected("read", e);
+                status = BackendStatus.INTERNAL_ERROR;
+            }
+            if (status == null) {
+                DeferredCall.deferRead(point, this, deviceOffset, buffer, bufferOffset, length, callback);
+                return;
             }
         }
         callback.completed(status);
@@ -62,10 +69,17 @@ abstract class AbstractLunBackend implements LunBackend {
                             BackendCallback callback) {
         BackendStatus status = BackendStatus.INTERNAL_ERROR;
         if (!readOnly && !closed.get() && inDevice(deviceOffset, length) && inBuffer(buffer, bufferOffset, length)) {
+            DeferredCall.Point point = mayBlock() ? DeferredCall.aimedPoint() : null;
             try {
-                status = writeChecked(deviceOffset, buffer, bufferOffset, length, forceUnitAccess);
+                status = point == null ? writeChecked(deviceOffset, buffer, bufferOffset, length, forceUnitAccess)
+                        : writeWithoutBlocking(deviceOffset, buffer, bufferOffset, length, forceUnitAccess);
             } catch (RuntimeException e) {
                 logUnexpected("write", e);
+                status = BackendStatus.INTERNAL_ERROR;
+            }
+            if (status == null) {
+                DeferredCall.deferWrite(point, this, deviceOffset, buffer, bufferOffset, length, forceUnitAccess, callback);
+                return;
             }
         }
         callback.completed(status);
@@ -73,13 +87,51 @@ abstract class AbstractLunBackend implements LunBackend {
 
     @Override
     public final void flush(BackendCallback callback) {
+        if (!closed.get() && !readOnly && mayBlock()) {
+            DeferredCall.Point point = DeferredCall.aimedPoint();
+            if (point != null) {
+                DeferredCall.deferFlush(point, this, callback); // fdatasync, a RocksDB flush: they wait on the device
+                return;
+            }
+        }
         callback.completed(closed.get() ? BackendStatus.INTERNAL_ERROR : readOnly ? BackendStatus.OK : flushChecked());
     }
 
     @Override
     public final void unmap(long deviceOffset, long length, BackendCallback callback) {
         boolean allowed = !readOnly && !closed.get() && inDevice(deviceOffset, length);
+        if (allowed && mayBlock()) {
+            DeferredCall.Point point = DeferredCall.aimedPoint();
+            if (point != null) {
+                DeferredCall.deferUnmap(point, this, deviceOffset, length, callback); // fallocate, a RocksDB range delete
+                return;
+            }
+        }
         callback.completed(allowed ? unmapChecked(deviceOffset, length) : BackendStatus.INTERNAL_ERROR);
+    }
+
+    /**
+     * Whether calls may wait on a device (file, RocksDB): then, on a thread with an aimed {@link DeferredCall.Point}
+     * (the poller running the pipeline, with blocking-call threads), a read or write is tried without waiting and
+     * every other call is deferred. False (memory, null): calls are always made as they come.
+     */
+    boolean mayBlock() {
+        return false;
+    }
+
+    /**
+     * A read on the thread that must not block: its status, or null when it would wait (it is then deferred). Defers
+     * every read unless overridden.
+     */
+    BackendStatus readWithoutBlocking(DeferredCall.Point point, long deviceOffset, MemorySegment buffer, long bufferOffset,
+                                      int length) {
+        return null;
+    }
+
+    /** As {@link #readWithoutBlocking}, for a write. Defers every write unless overridden. */
+    BackendStatus writeWithoutBlocking(long deviceOffset, MemorySegment buffer, long bufferOffset, int length,
+                                       boolean forceUnitAccess) {
+        return null;
     }
 
     /** Reads once the ranges are known to lie inside the device and the buffer. */

@@ -35,9 +35,13 @@ public final class FileBackend extends AbstractLunBackend {
     public static final int DIRECT_IO_ALIGNMENT = 4096;
     /** Permissions of a file the backend creates: the owner's only, as a LUN holds someone's data. */
     static final int CREATE_MODE = 0600;
+    /** The page size: a write made without waiting covers whole pages (a partial one may have to be read first). */
+    private static final long PAGE_BYTES = LibC.supported() ? LibC.pageSize() : 4096;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileBackend.class);
 
     private final boolean directIo;
+    /** Reads can be tried without waiting (preadv2 RWF_NOWAIT works on the file; never with O_DIRECT, which waits on the device). */
+    private final boolean readsWithoutWaiting;
     /** Reads, unmaps, fdatasync, and writes that need not be durable at once. */
     private final int fd;
     /** O_DSYNC: writes durable when pwrite returns. The same as {@link #fd} in write-through and when read-only. */
@@ -51,6 +55,7 @@ public final class FileBackend extends AbstractLunBackend {
         this.directIo = config.directIo();
         this.fd = fd;
         this.syncFd = syncFd;
+        this.readsWithoutWaiting = !directIo && LibC.supportsReadNoWait(fd);
     }
 
     /** Opens (or creates) the LUN's file; throws {@link BackendOpenException} saying why it cannot. */
@@ -122,6 +127,44 @@ public final class FileBackend extends AbstractLunBackend {
             }
         }
         return BackendStatus.OK;
+    }
+
+    /** A file call may wait on the device: on the poller with blocking-call threads, only the two below are made there. */
+    @Override
+    boolean mayBlock() {
+        return true;
+    }
+
+    /**
+     * The page cache's bytes or nothing: preadv2 with RWF_NOWAIT, made when every byte asked for was there; anything
+     * else (a page not cached, end of file, an error) defers the read to a blocking-call thread, which reads it again.
+     */
+    @Override
+    BackendStatus readWithoutBlocking(DeferredCall.Point point, long deviceOffset, MemorySegment buffer, long bufferOffset,
+                                      int length) {
+        if (!readsWithoutWaiting) {
+            return null;
+        }
+        if (buffer.isReadOnly() || !addressable(buffer, bufferOffset, deviceOffset, length)) {
+            return BackendStatus.INTERNAL_ERROR;
+        }
+        long n = LibC.preadNoWait(fd, point.iovec, buffer.address() + bufferOffset, length, deviceOffset);
+        return n == length ? BackendStatus.OK : null;
+    }
+
+    /**
+     * A write-back write of whole pages is a copy into the page cache, made at once (it waits only while the kernel
+     * throttles dirty pages, as a poller-run pipeline always has); a FUA, write-through or O_DIRECT write waits on the
+     * device, and a partial page may have to be read first: those are deferred. (RWF_NOWAIT buffered writes are refused
+     * with EOPNOTSUPP by ext4 on Linux 6.18, so they are not tried.)
+     */
+    @Override
+    BackendStatus writeWithoutBlocking(long deviceOffset, MemorySegment buffer, long bufferOffset, int length,
+                                       boolean forceUnitAccess) {
+        if (forceUnitAccess || writeThrough || directIo || ((deviceOffset | length) & (PAGE_BYTES - 1)) != 0) {
+            return null;
+        }
+        return writeChecked(deviceOffset, buffer, bufferOffset, length, false);
     }
 
     @Override

@@ -47,10 +47,13 @@ final class LibC {
     /** madvise(2): a private anonymous range reads zeroes afterwards and its pages go back to the kernel. */
     static final int MADV_DONTNEED = 4;
     static final int SC_PAGESIZE = 30;
+    /** preadv2(2): fail with EAGAIN rather than wait for data the page cache does not hold (Linux 4.14). */
+    static final int RWF_NOWAIT = 0x08;
 
     /** The errnos the backends act on. */
     static final int EINTR = 4;
     static final int EIO = 5;
+    static final int EAGAIN = 11;
     static final int EBADF = 9;
     static final int EFAULT = 14;
     static final int EINVAL = 22;
@@ -73,6 +76,11 @@ final class LibC {
     private static final MethodHandle PWRITE = LINKER.downcallHandle(function("pwrite"), TRANSFER);
     private static final MethodHandle PREAD_ERRNO = link("pread", TRANSFER);
     private static final MethodHandle PWRITE_ERRNO = link("pwrite", TRANSFER);
+    private static final FunctionDescriptor VECTORED = FunctionDescriptor.of(LONG, INT, LONG, INT, LONG, INT);
+    /** preadv2, or null where the C library has none (glibc before 2.26): reads are then never tried without waiting. */
+    private static final MethodHandle PREADV2 = LINKER.defaultLookup().find("preadv2")
+            .map(f -> LINKER.downcallHandle(f, VECTORED)).orElse(null);
+    private static final MethodHandle PREADV2_ERRNO = PREADV2 == null ? null : link("preadv2", VECTORED);
     private static final MethodHandle FDATASYNC = link("fdatasync", FunctionDescriptor.of(INT, INT));
     private static final MethodHandle FALLOCATE = link("fallocate", FunctionDescriptor.of(INT, INT, INT, LONG, LONG));
     private static final MethodHandle FTRUNCATE = link("ftruncate", FunctionDescriptor.of(INT, INT, LONG));
@@ -119,6 +127,43 @@ final class LibC {
     /** pwrite(fd, address, count, offset): bytes written, or -errno. Allocates nothing when it succeeds. */
     static long pwrite(int fd, long address, long count, long offset) {
         return transfer(PWRITE, PWRITE_ERRNO, fd, address, count, offset);
+    }
+
+    /**
+     * preadv2(fd, {address, count}, 1, offset, RWF_NOWAIT), the iovec written into {@code iovec} (16 bytes, the calling
+     * thread's own): bytes read, or a negative value when the read would wait or failed (errno is not read, which would
+     * allocate: the caller makes the read again the blocking way, which learns why). Allocates nothing.
+     */
+    static long preadNoWait(int fd, MemorySegment iovec, long address, long count, long offset) {
+        iovec.set(LONG, 0, address);
+        iovec.set(LONG, 8, count);
+        try {
+            return (long) PREADV2.invokeExact(fd, iovec.address(), 1, offset, RWF_NOWAIT);
+        } catch (Throwable e) {
+            throw new IllegalStateException("preadv2: " + e, e);
+        }
+    }
+
+    /**
+     * Whether reads of {@code fd} can be tried without waiting: a one-byte preadv2 with RWF_NOWAIT at offset 0 either
+     * reads or answers EAGAIN (not EOPNOTSUPP, EINVAL or ENOSYS: a file system or kernel without it), and the C library
+     * has preadv2.
+     */
+    static boolean supportsReadNoWait(int fd) {
+        if (PREADV2 == null) {
+            return false;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment iovec = arena.allocate(16, 8);
+            MemorySegment data = arena.allocate(1);
+            iovec.set(LONG, 0, data.address());
+            iovec.set(LONG, 8, 1L);
+            MemorySegment state = STATE.get();
+            long result = (long) PREADV2_ERRNO.invokeExact(state, fd, iovec.address(), 1, 0L, RWF_NOWAIT);
+            return result >= 0 || errno(state) == EAGAIN;
+        } catch (Throwable e) {
+            return false;
+        }
     }
 
     /** Calls {@code plain}; on failure repeats the call through {@code capturing} to learn errno. */

@@ -199,6 +199,12 @@ public final class RocksDbBackend extends AbstractLunBackend {
         return created;
     }
 
+    /** Every call may wait (a compaction stall, a flush of the write-ahead log): deferred off a poller that must not block. */
+    @Override
+    boolean mayBlock() {
+        return true;
+    }
+
     @Override
     BackendStatus readChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length) {
         Scratch s = scratch.get();

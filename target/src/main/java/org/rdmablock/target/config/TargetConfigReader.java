@@ -68,7 +68,7 @@ public final class TargetConfigReader {
         KEYS.put("target", List.of("id_ext", "ioc_guid"));
         KEYS.put("channel", List.of("credits", "max_iu_length", "max_io_size", "immediate_data",
                 "immediate_data_size", "max_channels"));
-        KEYS.put("pipeline", List.of("cq_size", "ring_size", "backend_threads", "receive_queue", "completions"));
+        KEYS.put("pipeline", List.of("cq_size", "ring_size", "backend_threads", "blocking_threads", "receive_queue", "completions"));
         KEYS.put("timeouts", List.of("idle", "command"));
         KEYS.put("metrics", List.of("address", "summary_interval"));
         KEYS.put("lun", List.of("number", "backend", "path", "size", "block_size", "read_only", "write_cache",
@@ -312,11 +312,20 @@ public final class TargetConfigReader {
                 "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
                 n -> n.isTextual() && n.asText().equals("auto") ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
                         : inRange(n, 0, BACKEND_THREADS_LIMIT) ? Integer.valueOf(n.intValue()) : null);
+        Integer blockingThreads = value(t, "blocking_threads", PipelineConfig.DEFAULT_BLOCKING_THREADS,
+                "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
+                n -> n.isTextual() && n.asText().equals("auto") ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
+                        : inRange(n, 0, BACKEND_THREADS_LIMIT) ? Integer.valueOf(n.intValue()) : null);
+        if (blockingThreads != null && blockingThreads > 0 && backendThreads != null && backendThreads > 0) {
+            notAllowed(t, "blocking_threads", "blocking-call threads serve a pipeline the poller runs: only with"
+                    + " backend_threads = 0 or \"auto\", not " + backendThreads);
+            blockingThreads = null;
+        }
         ReceiveQueueMode receiveQueue = choice(t, "receive_queue", PipelineConfig.DEFAULT_RECEIVE_QUEUE,
                 RECEIVE_QUEUES);
         CompletionMode completions = choice(t, "completions", PipelineConfig.DEFAULT_COMPLETIONS, COMPLETIONS);
-        return valid(cqSize, ringSize, backendThreads, receiveQueue, completions)
-                ? new PipelineConfig(cqSize, ringSize, backendThreads, receiveQueue, completions) : null;
+        return valid(cqSize, ringSize, backendThreads, blockingThreads, receiveQueue, completions)
+                ? new PipelineConfig(cqSize, ringSize, backendThreads, receiveQueue, completions, blockingThreads) : null;
     }
 
     private TimeoutConfig timeouts(Table t) {

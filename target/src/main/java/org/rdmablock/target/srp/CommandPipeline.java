@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * into or out of the registered data buffer, and posts the data-in RDMA WRITEs and the SRP_RSP SEND as one chain.
  * The response's send completion comes back through the ring, and the intake stage frees the slot. With
  * {@code backendThreads} 0 there is no ring and no stage thread: the poller's thread runs the intake stage on each
- * completion, and the intake runs each command it made ready (one thread from completion to response).
+ * completion, and the intake runs each command it made ready (one thread from completion to response); with
+ * blocking-call threads beside it ({@link BlockingCalls}), a backend call that would wait on a device (a file read the
+ * page cache does not hold, an fdatasync, every RocksDB call) is not made there but handed to one of them, and that
+ * command goes on from there.
  *
  * <pre>
  *  CQ ─► CompletionPoller ─► ring ─► intake ──(RDMA READ data-out)──► CQ … DATA_OUT event ─► intake ─┐
@@ -132,6 +135,13 @@ final class CommandPipeline implements AutoCloseable {
      * response it leads to. Null with backend threads.
      */
     private final PipelineEvent pollerEvent;
+    /**
+     * With {@code backendThreads} 0 and blocking-call threads: where the backend calls go that the poller does not make
+     * because they would wait ({@link BlockingCalls}); null otherwise.
+     */
+    private final BlockingCalls blockingCalls;
+    /** The poller's deferral point, aimed at each command it executes, when there are blocking-call threads (poller only). */
+    private org.rdmablock.target.backend.DeferredCall.Point deferralPoint;
     /** Poller-run events begun and finished (sequence numbers from 1), for {@link #awaitHandled}. */
     private final AtomicLong pollerEventsBegun = new AtomicLong();
     private final AtomicLong pollerEventsHandled = new AtomicLong();
@@ -144,7 +154,8 @@ final class CommandPipeline implements AutoCloseable {
     private final TargetStatistics statistics;
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
-                    final int ringSize, final int backendThreads, final int maxChannels, final java.time.Duration idleTimeout,
+                    final int ringSize, final int backendThreads, final int blockingThreads, final int maxChannels,
+                    final java.time.Duration idleTimeout,
                     final java.time.Duration commandTimeout,
                     final ReceiveBuffers sharedReceives, final TargetStatistics statistics,
                     final boolean sleepWhenIdle) {
@@ -169,14 +180,21 @@ final class CommandPipeline implements AutoCloseable {
             throw new IllegalArgumentException("backend threads " + backendThreads
                     + ": an unresolved \"auto\" (PipelineConfig.resolve gives the count)");
         }
+        if (blockingThreads < 0) {
+            throw new IllegalArgumentException("blocking threads " + blockingThreads
+                    + ": an unresolved \"auto\" (PipelineConfig.resolve gives the count)");
+        }
         if (backendThreads == 0) {
-            // inline: the poller thread runs the intake stage, which runs each ready command itself
+            // inline: the poller thread runs the intake stage, which runs each ready command itself, and hands the
+            // backend calls that would wait to the blocking-call threads, if any
             this.disruptor = null;
             this.ring = null;
             this.pollerEvent = new PipelineEvent();
             this.inlineBackend = new BackendStage(0, 1);
+            this.blockingCalls = blockingThreads > 0 ? new BlockingCalls(blockingThreads, slotCount) : null;
             return;
         }
+        this.blockingCalls = null;
         this.pollerEvent = null;
         this.inlineBackend = null;
         this.disruptor = new Disruptor<>(PipelineEvent::new, ringSize, Thread.ofPlatform().daemon().name("srp-pipeline-", 0).factory(),
@@ -240,6 +258,14 @@ final class CommandPipeline implements AutoCloseable {
         if (pollerEvent != null) {
             sendBatch.ownedBy(Thread.currentThread());
         }
+        if (blockingCalls != null) {
+            deferralPoint = org.rdmablock.target.backend.DeferredCall.bindToCurrentThread();
+        }
+    }
+
+    /** Backend calls handed to the blocking-call threads (any thread: a snapshot). */
+    long callsHandedOver() {
+        return blockingCalls == null ? 0 : blockingCalls.published() + 1;
     }
 
     /** Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel. */
@@ -298,17 +324,34 @@ final class CommandPipeline implements AutoCloseable {
         final long deadline = System.nanoTime() + timeout.toNanos();
         // the ring's gating sequences are its last stage's (the backend threads'), which follow the intake stage's
         while (handledUpTo() < published) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!sleepUntil(deadline)) {
                 return false;
             }
         }
+        if (blockingCalls != null) {
+            // the events handled so far handed their deferred calls over before they ended: wait for those calls too
+            final long handedOver = blockingCalls.published();
+            while (blockingCalls.handledUpTo() < handedOver) {
+                if (!sleepUntil(deadline)) {
+                    return false;
+                }
+            }
+        }
         return true;
+    }
+
+    /** Sleeps about 1 ms; false when {@code deadline} has passed or the thread was interrupted. */
+    private static boolean sleepUntil(final long deadline) {
+        if (System.nanoTime() - deadline >= 0) {
+            return false;
+        }
+        try {
+            Thread.sleep(1);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private long handledUpTo() {
@@ -332,6 +375,9 @@ final class CommandPipeline implements AutoCloseable {
             // the poller ran the stages: it has stopped, or is stuck in a backend call that this wait bounds
             if (!awaitHandled(java.time.Duration.ofSeconds(CLOSE_TIMEOUT_SECONDS))) {
                 LOG.warn("the poller still runs a command after {} s; closing the pipeline under it", CLOSE_TIMEOUT_SECONDS);
+            }
+            if (blockingCalls != null) {
+                blockingCalls.close(CLOSE_TIMEOUT_SECONDS);
             }
         } else {
             try {
@@ -952,6 +998,17 @@ final class CommandPipeline implements AutoCloseable {
                         postFailed(slot, null); // dropped: the intake stage frees it and returns its credit
                     } else {
                         slot.backendReturned();
+                    }
+                } else if (deferralPoint != null && this == inlineBackend) {
+                    // the poller with blocking-call threads: a backend call that would wait is stashed in the slot
+                    deferralPoint.aim(slot.deferredCall);
+                    try {
+                        slot.channel.units.execute(slot.lunField, slot.command);
+                    } finally {
+                        deferralPoint.aim(null);
+                        if (slot.deferredCall.pending()) {
+                            blockingCalls.submit(slot);
+                        }
                     }
                 } else {
                     slot.channel.units.execute(slot.lunField, slot.command);

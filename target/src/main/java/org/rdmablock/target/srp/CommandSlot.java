@@ -76,6 +76,8 @@ final class CommandSlot implements ScsiCompletion {
 
     final int index;
     final ScsiCommand command = new ScsiCommand();
+    /** A backend call of this command the poller did not make (it would wait), for a blocking-call thread. */
+    final org.rdmablock.target.backend.DeferredCall deferredCall = new org.rdmablock.target.backend.DeferredCall();
     private final CommandPipeline pipeline;
     private final MemoryRegion responses;
     private final long responseOffset;

@@ -159,6 +159,15 @@ public final class SrpTarget implements AutoCloseable {
         return p == null ? 0 : p.commandsCompleted.get();
     }
 
+    /**
+     * Backend calls the poller handed to the blocking-call threads since start (they would have waited: reads the page
+     * cache did not hold, fdatasync, FUA writes, ...); 0 without blocking-call threads.
+     */
+    public long blockingCalls() {
+        final CommandPipeline p = pipeline;
+        return p == null ? 0 : p.callsHandedOver();
+    }
+
     /** Free command slots and data chunks in use (what a leak test watches). */
     public String resourceSnapshot() {
         final CommandPipeline p = pipeline;
@@ -385,7 +394,7 @@ public final class SrpTarget implements AutoCloseable {
         final long maxIo = config.channel().maxIoSize();
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
-        pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(),
+        pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(), p.blockingThreads(),
                 channelsServed, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
                 p.completions() == PipelineConfig.CompletionMode.EVENT);
         poller = new CompletionPoller(cq, completionChannel, pipeline);

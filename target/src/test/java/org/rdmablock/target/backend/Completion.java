@@ -19,6 +19,11 @@ final class Completion implements BackendCallback {
         calls++;
     }
 
+    /** Callbacks since the last {@link #reset()}. */
+    int calls() {
+        return calls;
+    }
+
     /** Forgets the last operation, before the next one. */
     Completion reset() {
         status = null;

@@ -54,7 +54,7 @@ class TargetConfigReaderTest {
         assertEquals(new ListenConfig("soft", "127.0.0.1", 5555), c.listen());
         assertEquals(new ChannelConfig(128, 8276, 1 << 20, true, 8192, 64), c.channel());
         assertEquals(new PipelineConfig(64 * 130 * 4, 1024, PipelineConfig.AUTO_BACKEND_THREADS,
-                ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL), c.pipeline());
+                ReceiveQueueMode.PER_CHANNEL, CompletionMode.POLL, PipelineConfig.AUTO_BACKEND_THREADS), c.pipeline());
         assertTrue(c.pipeline().automatic());
         assertEquals(new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), c.timeouts());
         assertEquals(List.of(), c.luns());
@@ -150,6 +150,7 @@ class TargetConfigReaderTest {
                 cq_size = 20000
                 ring_size = 2
                 backend_threads = 1
+                blocking_threads = 0
                 receive_queue = "srq"
                 completions = "event"
                 [timeouts]
@@ -168,7 +169,7 @@ class TargetConfigReaderTest {
                 """);
         assertEquals(new ListenConfig("native", "192.0.2.15", 1), c.listen());
         assertEquals(new ChannelConfig(4096, 2116, 4096, false, 100000, 1), c.channel());
-        assertEquals(new PipelineConfig(20000, 2, 1, ReceiveQueueMode.SHARED, CompletionMode.EVENT), c.pipeline());
+        assertEquals(new PipelineConfig(20000, 2, 1, ReceiveQueueMode.SHARED, CompletionMode.EVENT, 0), c.pipeline());
         assertEquals(new TimeoutConfig(Duration.ofMinutes(5), Duration.ofMillis(250)), c.timeouts());
         assertEquals(new LunConfig(16383, BackendKind.FILE, Path.of("/abs/lun.img"), 8192, 4096, true,
                 WriteCachePolicy.WRITE_BACK, true, 0, List.of(new InitiatorPortId(0, 0x0002c90300a1b2c3L),
@@ -463,18 +464,37 @@ class TargetConfigReaderTest {
     void autoRunsCommandsOnThePollerThreadWhenNoLunBlocks() throws ConfigException {
         TargetConfig c = read(MEMORY_AND_NULL);
         assertEquals(0, c.pipeline().resolve(c.luns()).backendThreads());
+        assertEquals(0, c.pipeline().resolve(c.luns()).blockingThreads());
         assertEquals(0, c.pipeline().resolve(List.of()).backendThreads());
         assertEquals(0, c.withPipelineResolved().pipeline().backendThreads());
+        assertEquals(0, c.withPipelineResolved().pipeline().blockingThreads());
     }
 
     @Test
-    void autoGivesBackendThreadsWhenAnyLunCanBlock() throws ConfigException {
+    void autoGivesBlockingCallThreadsWhenAnyLunCanBlock() throws ConfigException {
         TargetConfig c = read(MEMORY_AND_NULL + LUN0.replace("number = 0", "number = 2"));
         assertEquals(BackendKind.FILE, c.luns().getLast().backend());
-        assertEquals(4, c.pipeline().resolve(c.luns()).backendThreads());
+        assertEquals(0, c.pipeline().resolve(c.luns()).backendThreads(), "the poller runs the commands");
+        assertEquals(4, c.pipeline().resolve(c.luns()).blockingThreads(), "calls that would wait go to four threads");
         TargetConfig rocks = read(LUN0.replace("size", "backend = \"rocksdb\"\nsize"));
         assertEquals(BackendKind.ROCKSDB, rocks.luns().getFirst().backend());
-        assertEquals(4, rocks.withPipelineResolved().pipeline().backendThreads());
+        assertEquals(4, rocks.withPipelineResolved().pipeline().blockingThreads());
+    }
+
+    @Test
+    void blockingThreadsAreReadKeptAndOnlyForAPollerRunPipeline() throws ConfigException {
+        assertEquals(PipelineConfig.AUTO_BACKEND_THREADS, read("").pipeline().blockingThreads(), "auto by default");
+        TargetConfig none = read("[pipeline]\nblocking_threads = 0\n" + LUN0);
+        assertEquals(0, none.pipeline().resolve(none.luns()).blockingThreads(), "0: the poller makes every call");
+        TargetConfig two = read("[pipeline]\nblocking_threads = 2\n" + MEMORY_AND_NULL);
+        assertEquals(2, two.pipeline().resolve(two.luns()).blockingThreads());
+        TargetConfig ring = read("[pipeline]\nbackend_threads = 3\n" + LUN0);
+        assertEquals(0, ring.pipeline().resolve(ring.luns()).blockingThreads(), "auto is none beside backend threads");
+        assertEquals("key 'pipeline.blocking_threads': 2 is not allowed (blocking-call threads serve a pipeline the poller"
+                + " runs: only with backend_threads = 0 or \"auto\", not 3)",
+                problem("[pipeline]\nbackend_threads = 3\nblocking_threads = 2\n").message());
+        assertEquals("key 'pipeline.blocking_threads': -1 is not allowed (an integer from 0 to 1024 or \"auto\")",
+                problem("[pipeline]\nblocking_threads = -1\n").message());
     }
 
     @Test
@@ -489,6 +509,7 @@ class TargetConfigReaderTest {
         assertEquals(3, c.pipeline().resolve(c.luns()).backendThreads());
         TargetConfig inline = read("[pipeline]\nbackend_threads = 0\n" + LUN0);
         assertEquals(0, inline.pipeline().resolve(inline.luns()).backendThreads());
+        assertEquals(4, inline.pipeline().resolve(inline.luns()).blockingThreads(), "a file LUN's waiting calls");
     }
 
     @Test

@@ -93,7 +93,7 @@ final class PipelineHarness implements AutoCloseable {
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
         statistics.lunsServed(List.of(0));
-        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, channelCount,
+        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, channelCount,
                 java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);

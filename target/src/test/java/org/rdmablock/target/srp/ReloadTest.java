@@ -68,7 +68,7 @@ class ReloadTest {
             // a JVM started with SIGHUP ignored (nohup) cannot take it: the daemon says so, and there is nothing to test
             org.junit.jupiter.api.Assumptions.assumeFalse(log.lines().stream().anyMatch(l -> l.contains("SIGHUP is ignored")),
                     "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
-            assertTrue(out.toString(StandardCharsets.UTF_8).contains("commands run on the poller thread (backend_threads = 0)"
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("commands and backend calls run on the poller thread"
                     + " (auto: no LUN that blocks)"), out.toString(StandardCharsets.UTF_8));
             try (TestInitiator ini = TestInitiator.login(new InetSocketAddress("127.0.0.1", port), SrpTargetTest.ID_EXT,
                     SrpTargetTest.IOC_GUID, 0x77, 1 << 20)) {
