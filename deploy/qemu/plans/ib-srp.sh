@@ -19,9 +19,12 @@ IBSRP_SIZE_MIB=64
 # takes the CPU the kernel's rxe, ib_srp and fio need (fio against LIO in the same boot ran 2 to 10 times slower beside
 # a polling daemon), and no backend thread (backend_threads = 0: the poller thread runs each command), since every
 # sleeping stage wakes on each publish (4 KiB random I/O, same boot: 0.39 - 0.48 of LIO with none, 0.40 - 0.46 with
-# one; 0.25 - 0.27 with four, an earlier boot). The polling path runs on rxe in target-native.sh.
+# one; 0.25 - 0.27 with four, an earlier boot). No blocking-call thread either (blocking_threads = 0, where "auto"
+# gives the file and RocksDB LUNs four): the LUN files here are in the guest's memory (tmpfs), so no call waits on a
+# device, and each hand-off to a sleeping thread would be a wake-up. The polling path runs on rxe in target-native.sh.
 IBSRP_PIPELINE=${IBSRP_PIPELINE:-'completions = "event"
-backend_threads = 0'}
+backend_threads = 0
+blocking_threads = 0'}
 IBSRP_JAVA_OPTS=${IBSRP_JAVA_OPTS:-}  # e.g. -Drdmablock.poller.eventSpins=200 (CompletionPoller, CommandPipeline)
 
 ibsrp_config() {

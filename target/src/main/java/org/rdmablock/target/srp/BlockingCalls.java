@@ -1,7 +1,5 @@
 package org.rdmablock.target.srp;
 
-import com.lmax.disruptor.EventHandler;
-import com.lmax.disruptor.InsufficientCapacityException;
 import com.lmax.disruptor.PhasedBackoffWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.dsl.Disruptor;
@@ -15,16 +13,18 @@ import java.util.concurrent.TimeUnit;
  * The blocking-call threads of a pipeline that the completion poller runs itself ({@code backend_threads = 0},
  * {@code blocking_threads} N): the backend calls the poller did not make because they would wait on a device (a
  * file read the page cache does not hold, an fdatasync, a FUA or write-through write, every RocksDB call; see
- * {@link org.rdmablock.target.backend.DeferredCall}) reach them through a Disruptor ring, each thread taking the
- * sequences that fall to it. A thread makes the call, blocking as long as it takes, and the command goes on from its
- * callback there (the response is posted from that thread at once, as backend threads post theirs). Memory LUNs and
+ * {@link org.rdmablock.target.backend.DeferredCall}) reach them through a Disruptor ring per thread. The poller gives
+ * each call to the thread with the fewest calls waiting (so that a thread stuck in a long call does not hold up the
+ * calls behind it while another is free, and a publish wakes one thread, not all). A thread makes the call, blocking
+ * as long as it takes, and the command goes on from its callback there (the response is posted from that thread at
+ * once, as backend threads post theirs). Memory LUNs and
  * cached file reads never come here, so they keep the poller's latency while a cold read waits on the disk here
  * without holding up every channel.
  *
- * <p>The poller is the ring's only producer (no lock or CAS on its side); the threads sleep on a lite lock once
- * idle, which the poller's publish takes only while one sleeps. The ring holds four times the pipeline's slots, and
- * each slot has at most one call here at a time; should a thread stuck in a long call still let the ring fill, the
- * poller makes that call itself rather than wait (counted in {@link #madeByPoller}).
+ * <p>The poller is each ring's only producer (no lock or CAS on its side); a thread sleeps on a lite lock once idle,
+ * which the poller's publish takes only while it sleeps. Each ring holds as many calls as the pipeline has slots, and
+ * a slot has at most one call here at a time, so a ring fills only behind a stuck thread; should every ring be full,
+ * the poller makes the call itself rather than wait (counted in {@link #madeByPoller}).
  */
 final class BlockingCalls {
     private static final Logger LOG = LoggerFactory.getLogger(BlockingCalls.class);
@@ -34,41 +34,53 @@ final class BlockingCalls {
         CommandSlot slot;
     }
 
-    private final Disruptor<Event> disruptor;
-    private final RingBuffer<Event> ring;
-    /** Calls the poller made itself because the ring was full (statistics; poller thread writes). */
+    private final Disruptor<Event>[] disruptors;
+    private final RingBuffer<Event>[] rings;
+    /** Where the search for the least busy thread starts: the one after the last chosen, so that ties rotate. */
+    private int next;
+    /** Calls handed over (poller thread writes; read for statistics). */
+    private volatile long handedOver;
+    /** Calls the poller made itself because every ring was full (statistics; poller thread writes). */
     volatile long madeByPoller;
 
+    @SuppressWarnings("unchecked")
     BlockingCalls(final int threads, final int slotCount) {
-        final int size = Integer.highestOneBit(Math.max(1, slotCount) * 4 - 1) << 1;
-        this.disruptor = new Disruptor<>(Event::new, size, Thread.ofPlatform().daemon().name("srp-blocking-", 0).factory(),
-                ProducerType.SINGLE, PhasedBackoffWaitStrategy.withLiteLock(0, 0, TimeUnit.MICROSECONDS));
-        @SuppressWarnings("unchecked")
-        final EventHandler<Event>[] handlers = new EventHandler[threads];
+        final int size = Integer.highestOneBit(Math.max(2, slotCount) - 1) << 1;
+        this.disruptors = new Disruptor[threads];
+        this.rings = new RingBuffer[threads];
         for (int i = 0; i < threads; i++) {
-            final int ordinal = i;
-            handlers[i] = (event, sequence, endOfBatch) -> {
-                if (sequence % threads == ordinal) {
-                    make(event.slot);
-                }
-            };
+            disruptors[i] = new Disruptor<>(Event::new, size, Thread.ofPlatform().daemon().name("srp-blocking-" + i).factory(),
+                    ProducerType.SINGLE, PhasedBackoffWaitStrategy.withLiteLock(0, 0, TimeUnit.MICROSECONDS));
+            disruptors[i].handleEventsWith((event, sequence, endOfBatch) -> make(event.slot));
+            rings[i] = disruptors[i].start();
         }
-        disruptor.handleEventsWith(handlers);
-        this.ring = disruptor.start();
     }
 
-    /** Poller thread: hands the slot's pending call to a blocking-call thread (or, with the ring full, makes it). */
+    /** Poller thread: hands the slot's pending call to the least busy blocking-call thread (all full: makes it here). */
     void submit(final CommandSlot slot) {
-        final long sequence;
-        try {
-            sequence = ring.tryNext();
-        } catch (InsufficientCapacityException e) {
+        final int threads = rings.length;
+        int chosen = -1;
+        long fewest = Long.MAX_VALUE;
+        for (int k = 0; k < threads && fewest > 0; k++) {
+            final int i = (next + k) % threads;
+            final RingBuffer<Event> ring = rings[i];
+            final long waiting = ring.getCursor() - ring.getMinimumGatingSequence();
+            if (waiting < fewest && waiting < ring.getBufferSize()) {
+                fewest = waiting;
+                chosen = i;
+            }
+        }
+        if (chosen < 0) {
             madeByPoller++;
             make(slot);
             return;
         }
+        next = (chosen + 1) % threads;
+        final RingBuffer<Event> ring = rings[chosen];
+        final long sequence = ring.next(); // room checked above, and the poller is the only producer
         ring.get(sequence).slot = slot;
         ring.publish(sequence);
+        handedOver++;
     }
 
     private static void make(final CommandSlot slot) {
@@ -79,23 +91,42 @@ final class BlockingCalls {
         }
     }
 
-    /** The last sequence published (any thread; with {@link #handledUpTo()} for the pipeline's awaitHandled). */
-    long published() {
-        return ring.getCursor();
+    /** Calls handed over since start (any thread: a snapshot). */
+    long handedOver() {
+        return handedOver;
     }
 
-    /** Every call up to this sequence has been made. */
-    long handledUpTo() {
-        return ring.getMinimumGatingSequence();
+    /**
+     * Any thread: waits until every call handed over before this call has been made; false when {@code deadline}
+     * ({@link System#nanoTime()}) passed first or the thread was interrupted.
+     */
+    boolean awaitMade(final long deadline) {
+        for (final RingBuffer<Event> ring : rings) {
+            final long handed = ring.getCursor();
+            while (ring.getMinimumGatingSequence() < handed) {
+                if (System.nanoTime() - deadline >= 0) {
+                    return false;
+                }
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
-    /** Stops the threads once every call handed over was made, waiting at most {@code seconds}. */
+    /** Stops the threads once every call handed over was made, waiting at most {@code seconds} for each. */
     void close(final int seconds) {
-        try {
-            disruptor.shutdown(seconds, TimeUnit.SECONDS);
-        } catch (com.lmax.disruptor.TimeoutException e) {
-            LOG.warn("blocking-call threads still busy after {} s; halting them", seconds);
-            disruptor.halt();
+        for (final Disruptor<Event> disruptor : disruptors) {
+            try {
+                disruptor.shutdown(seconds, TimeUnit.SECONDS);
+            } catch (com.lmax.disruptor.TimeoutException e) {
+                LOG.warn("a blocking-call thread still busy after {} s; halting it", seconds);
+                disruptor.halt();
+            }
         }
     }
 }

@@ -265,7 +265,7 @@ final class CommandPipeline implements AutoCloseable {
 
     /** Backend calls handed to the blocking-call threads (any thread: a snapshot). */
     long callsHandedOver() {
-        return blockingCalls == null ? 0 : blockingCalls.published() + 1;
+        return blockingCalls == null ? 0 : blockingCalls.handedOver();
     }
 
     /** Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel. */
@@ -328,16 +328,8 @@ final class CommandPipeline implements AutoCloseable {
                 return false;
             }
         }
-        if (blockingCalls != null) {
-            // the events handled so far handed their deferred calls over before they ended: wait for those calls too
-            final long handedOver = blockingCalls.published();
-            while (blockingCalls.handledUpTo() < handedOver) {
-                if (!sleepUntil(deadline)) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        // the events handled so far handed their deferred calls over before they ended: wait for those calls too
+        return blockingCalls == null || blockingCalls.awaitMade(deadline);
     }
 
     /** Sleeps about 1 ms; false when {@code deadline} has passed or the thread was interrupted. */
