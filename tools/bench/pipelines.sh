@@ -125,9 +125,8 @@ for line in open(results):
         labels.append(label)
 
 title = f"median IOPS of {rounds} rounds" if rounds > 1 else "IOPS, one round"
-if cold:
-    backend += ", its pages dropped from the page cache before each row"
-print(f"| row ({backend} LUN; {runtime} s after a {ramp} s ramp; {title}; in brackets: / {labels[0]}) | "
+lun = f"{backend} LUN" + (", its pages dropped from the page cache before each row" if cold else "")
+print(f"| row ({lun}; {runtime} s after a {ramp} s ramp; {title}; in brackets: / {labels[0]}) | "
       + " | ".join(labels) + " |")
 print("|---|" + "---:|" * len(labels))
 for row, by_label in iops.items():
