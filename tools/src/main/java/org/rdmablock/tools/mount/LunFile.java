@@ -13,8 +13,8 @@ import java.util.logging.Logger;
  * initiator in the caller's {@link IoSlot}. Offset {@code o} is byte {@code o % blockSize} of LBA {@code o / blockSize}.
  * A write that starts or ends inside a block reads that block first and writes it whole (read-modify-write; such writes
  * take a lock, so that two of them on one block do not undo each other; aligned writes, what O_DIRECT programs send,
- * take none). Errors come back as {@code -errno}: EIO (the failure, with its SCSI sense in words, is logged), ENOSPC for
- * a write at or past the end.
+ * take none). Errors come back as {@code -errno}: EIO (the failure, with its SCSI sense in words, is logged, at most one
+ * line per {@link FailureLog#INTERVAL_NANOS} with a count of the others), ENOSPC for a write at or past the end.
  */
 final class LunFile {
     /** Linux's ENOSPC (jfuse's {@code Errno} has none): a write at or past the end, as a block device answers. */
@@ -33,6 +33,7 @@ final class LunFile {
     private final int eio;
     private final SlotPool slots;
     private final ReentrantLock partialBlocks = new ReentrantLock();
+    private final FailureLog failures = new FailureLog(System.nanoTime());
 
     LunFile(final Lun lun, final SlotPool slots, final int eio) {
         this.name = "lun" + lun.number() + ".img";
@@ -197,8 +198,13 @@ final class LunFile {
     }
 
     private int failed(final String what, final Exception e) {
-        // a SCSI error's message carries its status and sense in words (ScsiStatusException)
-        LOG.warning(name + ": " + what + " failed, EIO: " + e.getMessage());
+        // a SCSI error's message carries its status and sense in words (ScsiStatusException); while the target is
+        // away every request fails, so one line per FailureLog interval, with a count of the others
+        final long unlogged = failures.admit(System.nanoTime());
+        if (unlogged >= 0) {
+            LOG.warning(name + ": " + what + " failed, EIO: " + e.getMessage()
+                    + (unlogged > 0 ? " (and " + unlogged + " more failed operation(s) since the last such line)" : ""));
+        }
         return -eio;
     }
 }
