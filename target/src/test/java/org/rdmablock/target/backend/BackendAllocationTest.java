@@ -26,6 +26,8 @@ import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
  * the path (with 30 000, a run once caught the file backend half-compiled at 1.6 bytes per operation); what reading
  * the counter allocates is subtracted. Measured: 0 bytes in total for every backend, RocksDB included. O_DIRECT and
  * RocksDB run half as many operations: each one reaches the disk (O_DIRECT) or the WAL and memtable flushes (RocksDB).
+ * The file LUN runs once more as on the poller thread with blocking-call threads (an aimed {@link DeferredCall.Point}:
+ * its cached reads through preadv2(RWF_NOWAIT), its whole-page writes as they come).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BackendAllocationTest {
@@ -38,7 +40,11 @@ class BackendAllocationTest {
     private static final double MAX_BYTES_PER_OP = 2.0;
 
     /** One backend, measured over {@code operations} after as many of warm-up. */
-    record Case(String name, BackendKind kind, boolean directIo, int operations) {
+    record Case(String name, BackendKind kind, boolean directIo, int operations, boolean onPoller) {
+        Case(String name, BackendKind kind, boolean directIo, int operations) {
+            this(name, kind, directIo, operations, false);
+        }
+
         @Override
         public String toString() {
             return name;
@@ -48,6 +54,8 @@ class BackendAllocationTest {
     static Stream<Case> backends() {
         return Stream.of(
                 new Case("file", BackendKind.FILE, false, 100_000),
+                // the poller with blocking-call threads: cached reads by preadv2(RWF_NOWAIT), whole-page writes as they come
+                new Case("file, on an aimed DeferredCall.Point", BackendKind.FILE, false, 100_000, true),
                 new Case("file O_DIRECT", BackendKind.FILE, true, 50_000),
                 new Case("memory", BackendKind.MEMORY, false, 100_000),
                 new Case("null", BackendKind.NULL, false, 100_000),
@@ -63,23 +71,38 @@ class BackendAllocationTest {
             MemorySegment buffer = arena.allocate(2 * IO_BYTES, FileBackend.DIRECT_IO_ALIGNMENT);
             DeviceModel.fillPattern(buffer, 0, IO_BYTES, 1);
             Completion done = new Completion();
-            run(backend, buffer, done, backendCase.operations());
-
-            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            long self = Thread.currentThread().threadId();
-            long first = threads.getThreadAllocatedBytes(self);
-            long before = threads.getThreadAllocatedBytes(self);
-            long counting = before - first; // what reading the counter allocates, not the backend
-            run(backend, buffer, done, backendCase.operations());
-            long allocated = threads.getThreadAllocatedBytes(self) - before - counting;
-            double perOp = allocated / (double) backendCase.operations();
-            System.out.printf("%s: %d bytes allocated over %d operations (%.3f bytes per operation)%n",
-                    backendCase, allocated, backendCase.operations(), perOp);
-            assertTrue(perOp <= MAX_BYTES_PER_OP, backendCase + " allocated " + allocated + " bytes over "
-                    + backendCase.operations() + " reads and writes");
-            if (backendCase.kind() != BackendKind.NULL) { // the operations did their work: the last write reads back
-                assertEquals(-1, MemorySegment.mismatch(buffer, 0, IO_BYTES, buffer, IO_BYTES, 2 * IO_BYTES), "the last read");
+            DeferredCall.Point point = backendCase.onPoller() ? DeferredCall.bindToCurrentThread() : null;
+            if (point != null) {
+                point.aim(new DeferredCall()); // nothing is deferred here: run() fails on a call not completed inline
             }
+            try {
+                measure(backendCase, backend, buffer, done);
+            } finally {
+                if (point != null) {
+                    point.aim(null);
+                }
+            }
+        }
+    }
+
+    /** Warm-up, then the measured operations, with the calling thread's allocation counter around them. */
+    private static void measure(Case backendCase, LunBackend backend, MemorySegment buffer, Completion done) {
+        run(backend, buffer, done, backendCase.operations());
+
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long self = Thread.currentThread().threadId();
+        long first = threads.getThreadAllocatedBytes(self);
+        long before = threads.getThreadAllocatedBytes(self);
+        long counting = before - first; // what reading the counter allocates, not the backend
+        run(backend, buffer, done, backendCase.operations());
+        long allocated = threads.getThreadAllocatedBytes(self) - before - counting;
+        double perOp = allocated / (double) backendCase.operations();
+        System.out.printf("%s: %d bytes allocated over %d operations (%.3f bytes per operation)%n",
+                backendCase, allocated, backendCase.operations(), perOp);
+        assertTrue(perOp <= MAX_BYTES_PER_OP, backendCase + " allocated " + allocated + " bytes over "
+                + backendCase.operations() + " reads and writes");
+        if (backendCase.kind() != BackendKind.NULL) { // the operations did their work: the last write reads back
+            assertEquals(-1, MemorySegment.mismatch(buffer, 0, IO_BYTES, buffer, IO_BYTES, 2 * IO_BYTES), "the last read");
         }
     }
 
