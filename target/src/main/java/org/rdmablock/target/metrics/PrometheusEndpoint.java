@@ -34,7 +34,7 @@ import java.util.function.ToDoubleFunction;
  *  rdmablock_session_channels, _credits_exhausted_total, _busy_total
  *  rdmablock_target_sessions, _channels, _logins_total{result}, _lost_channels_total, _task_management_total,
  *  rdmablock_target_waited_ius_total, _waiting_ius, _command_timeouts_total, _errors_total, _busy_total,
- *  rdmablock_target_credits_exhausted_total
+ *  rdmablock_target_credits_exhausted_total, _blocking_calls_total
  * </pre>
  */
 public final class PrometheusEndpoint implements AutoCloseable {

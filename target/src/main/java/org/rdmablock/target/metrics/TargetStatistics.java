@@ -36,7 +36,10 @@ public final class TargetStatistics {
                 "Commands answered by the command timeout (ABORTED COMMAND)"),
         ERRORS("rdmablock_target_errors", true, "Commands answered with a status other than GOOD, on any LUN and session"),
         BUSY("rdmablock_target_busy", true, "Commands that came beyond their channel's credits and were answered BUSY"),
-        CREDITS_EXHAUSTED("rdmablock_target_credits_exhausted", true, "Commands that took their channel's last credit");
+        CREDITS_EXHAUSTED("rdmablock_target_credits_exhausted", true, "Commands that took their channel's last credit"),
+        BLOCKING_CALLS("rdmablock_target_blocking_calls", true, "Backend calls the poller handed to the blocking-call"
+                + " threads because they would wait on a device (file reads the page cache did not hold, fdatasync,"
+                + " durable writes, RocksDB)");
 
         /** The Prometheus metric name (a counter's without {@code _total}). */
         public final String metric;

@@ -1000,6 +1000,7 @@ final class CommandPipeline implements AutoCloseable {
                         deferralPoint.aim(null);
                         if (slot.deferredCall.pending()) {
                             blockingCalls.submit(slot);
+                            statistics.add(Count.BLOCKING_CALLS, 1); // the poller is the intake stage: its counters
                         }
                     }
                 } else {

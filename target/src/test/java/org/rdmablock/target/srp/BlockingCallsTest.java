@@ -97,6 +97,8 @@ class BlockingCallsTest {
             assertEquals(ScsiStatus.GOOD, ini.execute(0, TestInitiator.read16(2048, 128), 0, 65536, 0, false).status());
             assertArrayEquals(cold, ini.buffer().asSlice(0, 65536).toArray(ValueLayout.JAVA_BYTE), "the bytes on the disk");
             assertEquals(3, target.blockingCalls(), "a read of pages not in the page cache: handed over");
+            assertEquals(3, target.statistics().count(org.rdmablock.target.metrics.TargetStatistics.Count.BLOCKING_CALLS),
+                    "rdmablock_target_blocking_calls_total counts them");
         }
     }
 
