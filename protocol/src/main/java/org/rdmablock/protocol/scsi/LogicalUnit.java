@@ -100,6 +100,23 @@ public final class LogicalUnit {
         return blockCount;
     }
 
+    /** The storage this unit reads and writes. */
+    public BlockBackend backend() {
+        return backend;
+    }
+
+    /**
+     * Whether the READ or WRITE that {@code d} decoded would reach the backend as a transfer of
+     * {@code d.transferLength()} blocks from {@code d.lba()}: more than zero blocks, within the transfer limit and the
+     * medium, and not a write to a read-only unit. A transport that places a WRITE's data before the command executes
+     * (the target's in-place memory LUNs) asks this first, so that no command this unit refuses has touched storage.
+     */
+    public boolean reachesBackend(CdbDecoder d) {
+        CommandKind kind = d.kind();
+        return (kind == CommandKind.READ || kind == CommandKind.WRITE && !config.readOnly())
+                && d.transferLength() > 0 && d.transferLength() <= maxTransferBlocks && !outOfRange(d.lba(), d.transferLength());
+    }
+
     /** Maximum blocks per READ/WRITE, as the Block Limits VPD page reports it. */
     public long maxTransferBlocks() {
         return maxTransferBlocks;

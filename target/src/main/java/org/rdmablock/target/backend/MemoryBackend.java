@@ -5,6 +5,10 @@ import java.lang.foreign.MemorySegment;
 
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.config.LunConfig;
+import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.VerbsException;
 
 /**
  * A LUN in native memory, lost when the daemon exits: for tests, benchmarks and scratch devices. The memory is a
@@ -13,13 +17,25 @@ import org.rdmablock.target.config.LunConfig;
  * mapping and the caller's buffer, on the calling backend thread, with no allocation; several threads may call at
  * once. Flush has nothing to do.
  *
+ * <p>{@link InPlaceStorage}: on the soft provider the target registers the mapping and moves READ and WRITE data by
+ * RDMA straight from and into it; the copy here then has the same address on both sides and is skipped.
+ *
  * <p>Not protocol's {@code InMemoryBackend}: that one allocates and zeroes all of its memory up front (a 64 GiB LUN
  * would take 64 GiB at start), counts every operation in shared atomics, and exists to inject failures in tests.
  */
-public final class MemoryBackend extends AbstractLunBackend {
+public final class MemoryBackend extends AbstractLunBackend implements InPlaceStorage {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MemoryBackend.class);
     private final Arena arena = Arena.ofShared();
     private final MemorySegment storage;
     private final long pageSize = LibC.pageSize();
+    /** The mapping's registrations, one per protection domain asked (a target has one); copied on change. */
+    private volatile Registration[] registrations = new Registration[0];
+    /** Set by {@link #release()} under the lock: no registration after it. */
+    private boolean released;
+
+    /** The mapping registered in one protection domain; a null region: registration failed, not tried again. */
+    private record Registration(ProtectionDomain pd, MemoryRegion region) {
+    }
 
     private MemoryBackend(LunConfig config, long address) {
         super(config);
@@ -41,15 +57,77 @@ public final class MemoryBackend extends AbstractLunBackend {
     }
 
     @Override
+    public MemoryRegion regionIn(ProtectionDomain pd) {
+        for (Registration r : registrations) {
+            if (r.pd == pd) {
+                return r.region;
+            }
+        }
+        return register(pd);
+    }
+
+    private synchronized MemoryRegion register(ProtectionDomain pd) {
+        for (Registration r : registrations) {
+            if (r.pd == pd) {
+                return r.region;
+            }
+        }
+        if (released) {
+            return null;
+        }
+        MemoryRegion region = null;
+        try {
+            region = pd.registerMemory(storage, AccessFlags.LOCAL_WRITE);
+        } catch (VerbsException e) {
+            LOG.warn("LUN {}: cannot register its memory ({}); its data goes through the target's buffers", lun, e.getMessage());
+        }
+        Registration[] next = java.util.Arrays.copyOf(registrations, registrations.length + 1);
+        next[next.length - 1] = new Registration(pd, region);
+        registrations = next;
+        return region;
+    }
+
+    @Override
+    public synchronized void releaseRegionIn(ProtectionDomain pd) {
+        Registration[] current = registrations;
+        for (int i = 0; i < current.length; i++) {
+            if (current[i].pd == pd && current[i].region != null) {
+                closeQuietly(current[i].region);
+                Registration[] next = current.clone();
+                next[i] = new Registration(pd, null);
+                registrations = next;
+                return;
+            }
+        }
+    }
+
+    private void closeQuietly(MemoryRegion region) {
+        try {
+            region.close();
+        } catch (RuntimeException e) {
+            LOG.warn("LUN {}: deregistering its memory failed: {}", lun, e.toString());
+        }
+    }
+
+    @Override
     BackendStatus readChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length) {
-        MemorySegment.copy(storage, deviceOffset, buffer, bufferOffset, length);
+        if (!inPlace(deviceOffset, buffer, bufferOffset)) {
+            MemorySegment.copy(storage, deviceOffset, buffer, bufferOffset, length);
+        }
         return BackendStatus.OK;
     }
 
     @Override
     BackendStatus writeChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, boolean forceUnitAccess) {
-        MemorySegment.copy(buffer, bufferOffset, storage, deviceOffset, length);
+        if (!inPlace(deviceOffset, buffer, bufferOffset)) {
+            MemorySegment.copy(buffer, bufferOffset, storage, deviceOffset, length);
+        }
         return BackendStatus.OK;
+    }
+
+    /** Whether the caller's buffer is the LUN's own memory at the same place: the data is where it belongs already. */
+    private boolean inPlace(long deviceOffset, MemorySegment buffer, long bufferOffset) {
+        return buffer.address() + bufferOffset == storage.address() + deviceOffset;
     }
 
     /** Zeroes the partial pages at the ends of the range and gives the whole pages between them back to the kernel. */
@@ -73,6 +151,15 @@ public final class MemoryBackend extends AbstractLunBackend {
 
     @Override
     void release() {
+        synchronized (this) {
+            released = true;
+            for (Registration r : registrations) {
+                if (r.region != null) {
+                    closeQuietly(r.region);
+                }
+            }
+            registrations = new Registration[0];
+        }
         arena.close(); // unmaps; a copy still running elsewhere fails rather than touching unmapped memory
     }
 

@@ -39,7 +39,9 @@ public final class TargetStatistics {
         CREDITS_EXHAUSTED("rdmablock_target_credits_exhausted", true, "Commands that took their channel's last credit"),
         BLOCKING_CALLS("rdmablock_target_blocking_calls", true, "Backend calls the poller handed to the blocking-call"
                 + " threads because they would wait on a device (file reads the page cache did not hold, fdatasync,"
-                + " durable writes, RocksDB)");
+                + " durable writes, RocksDB)"),
+        IN_PLACE("rdmablock_target_in_place_commands", true, "READs and WRITEs whose data moved by RDMA straight from or"
+                + " into a memory LUN's own memory (soft provider), with no copy through the data buffers");
 
         /** The Prometheus metric name (a counter's without {@code _total}). */
         public final String metric;

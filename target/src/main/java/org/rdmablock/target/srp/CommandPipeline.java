@@ -7,6 +7,9 @@ import com.lmax.disruptor.SleepingWaitStrategy;
 import com.lmax.disruptor.WaitStrategy;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
+import org.rdmablock.protocol.scsi.CdbDecoder;
+import org.rdmablock.protocol.scsi.CommandKind;
+import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
@@ -17,6 +20,7 @@ import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.target.backend.InPlaceStorage;
 import org.rdmablock.target.metrics.IoStats;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.metrics.TargetStatistics.Count;
@@ -95,7 +99,20 @@ final class CommandPipeline implements AutoCloseable {
     /** Bytes of an IU up to the end of its tag. */
     private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
 
+    /**
+     * Whether READs and WRITEs of memory LUNs move by RDMA in place ({@code InPlaceStorage}) where the provider allows
+     * it: default true; {@code -Drdmablock.target.inPlace=false} copies through the data buffers as for other LUNs
+     * (for A/B measurements).
+     */
+    static final boolean IN_PLACE_MEMORY_LUNS = !"false".equals(System.getProperty("rdmablock.target.inPlace"));
+
     private final Arena arena = Arena.ofShared();
+    private final ProtectionDomain pd;
+    /** Whether memory LUNs are served in place here (a provider whose registration pins nothing, and the switch on). */
+    private final boolean inPlaceLuns;
+    /** The in-place LUNs that registered their memory in {@link #pd}: deregistered at {@link #close()}, before it closes. */
+    private final java.util.Set<InPlaceStorage> inPlaceStorages =
+            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
     private final MemoryRegion dataRegion;
     private final MemoryRegion responseRegion;
     /** Each slot's descriptor list: copied out of its IU, or fetched by RDMA READ when the IU only points at it. */
@@ -158,8 +175,10 @@ final class CommandPipeline implements AutoCloseable {
                     final java.time.Duration idleTimeout,
                     final java.time.Duration commandTimeout,
                     final ReceiveBuffers sharedReceives, final TargetStatistics statistics,
-                    final boolean sleepWhenIdle) {
+                    final boolean sleepWhenIdle, final boolean inPlaceLuns) {
         this.statistics = java.util.Objects.requireNonNull(statistics);
+        this.pd = pd;
+        this.inPlaceLuns = inPlaceLuns && IN_PLACE_MEMORY_LUNS;
         this.sharedReceives = sharedReceives;
         this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
@@ -379,6 +398,9 @@ final class CommandPipeline implements AutoCloseable {
                 disruptor.halt();
             }
         }
+        synchronized (inPlaceStorages) {
+            inPlaceStorages.forEach(storage -> storage.releaseRegionIn(pd));
+        }
         responseRegion.close();
         descriptorRegion.close();
         dataRegion.close();
@@ -401,6 +423,12 @@ final class CommandPipeline implements AutoCloseable {
         /** Channel id of a waiting IU that task management cancelled. */
         private static final int CANCELLED = -1;
         private final SrpIuDecoder decoder = new SrpIuDecoder();
+        /** Decodes a READ's or WRITE's CDB to see whether its data may move in place (the engine decodes it again). */
+        private final CdbDecoder cdb = new CdbDecoder();
+        /** Where {@link #inPlaceRegion}'s blocks start in its region. */
+        private long inPlaceOffset;
+        /** The in-place LUN last served, so that the set below is only touched when the LUN changes. */
+        private InPlaceStorage lastInPlace;
         private final int[] freeSlots;
         private int freeCount;
         final DataBufferPool buffers;
@@ -572,9 +600,10 @@ final class CommandPipeline implements AutoCloseable {
             if (failure == null && needed > maxIoSize) {
                 failure = SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
             }
+            final MemoryRegion inPlace = failure == null && needed > 0 && inPlaceLuns ? inPlaceRegion(slot, iu) : null;
             int first = -1;
             int count = 0;
-            if (failure == null && needed > 0) {
+            if (failure == null && needed > 0 && inPlace == null) {
                 count = buffers.chunksFor(needed);
                 first = buffers.take(count);
                 if (first < 0) {
@@ -603,14 +632,18 @@ final class CommandPipeline implements AutoCloseable {
                 slot.command.failWithoutExecuting(failure);
                 return true;
             }
-            if (first >= 0) {
+            if (inPlace != null) {
+                slot.attachData(inPlace, inPlaceOffset, needed);
+                statistics.add(Count.IN_PLACE, 1);
+            } else if (first >= 0) {
                 slot.attachData(dataRegion, buffers.offset(first), (long) count * DATA_CHUNK_BYTES);
             } else {
+                slot.data = dataRegion;
                 slot.command.setDataBuffer(dataRegion.segment(), 0, 0).setExpectedLengths(0, 0);
             }
             if (iu.dataOutFormat() == org.rdmablock.protocol.srp.SrpBufferFormat.IMMEDIATE) {
                 MemorySegment.copy(iu.segment(), iu.immediateDataOffsetInSegment(channel.immediateDataOffset),
-                        dataRegion.segment(), slot.dataOffset, slot.dataOutLength);
+                        slot.data.segment(), slot.dataOffset, slot.dataOutLength);
             }
             channel.repostReceive(receiveIndex); // everything the command needs is out of the IU now
             if (slot.fetchesTable) {
@@ -619,6 +652,37 @@ final class CommandPipeline implements AutoCloseable {
             }
             descriptorsKnown(slot, event);
             return true;
+        }
+
+        /**
+         * The memory of the in-place LUN a plain READ or WRITE addresses, registered in this pipeline's domain, with
+         * {@link #inPlaceOffset} set to where its blocks start; null when the command goes through the data buffers:
+         * not a READ or WRITE, a LUN that is not in memory, a command the unit would refuse (nothing may reach the
+         * LUN's memory before it is accepted), or descriptors that offer other than exactly the blocks it moves.
+         */
+        private MemoryRegion inPlaceRegion(final CommandSlot slot, final SrpCommand iu) {
+            if (!cdb.decode(iu.segment(), iu.cdbOffsetInSegment(), iu.cdbLength())) {
+                return null;
+            }
+            final CommandKind kind = cdb.kind();
+            if (kind != CommandKind.READ && kind != CommandKind.WRITE) {
+                return null;
+            }
+            final LogicalUnit unit = slot.channel.units.get(LunAddress.decode(slot.lunField));
+            if (unit == null || !(unit.backend() instanceof InPlaceStorage storage) || !unit.reachesBackend(cdb)) {
+                return null;
+            }
+            final long bytes = cdb.transferLength() * unit.config().blockSize();
+            final boolean write = kind == CommandKind.WRITE;
+            if ((write ? slot.dataOutLength : slot.dataInLength) != bytes || (write ? slot.dataInLength : slot.dataOutLength) != 0) {
+                return null;
+            }
+            inPlaceOffset = cdb.lba() * unit.config().blockSize();
+            if (storage != lastInPlace) {
+                lastInPlace = storage;
+                inPlaceStorages.add(storage); // allocates only for a LUN not seen before
+            }
+            return storage.regionIn(pd);
         }
 
         /**
@@ -670,7 +734,7 @@ final class CommandPipeline implements AutoCloseable {
          */
         private void descriptorsKnown(final CommandSlot slot, final PipelineEvent event) {
             if (slot.readsDataOut && slot.moreDataOut()) {
-                slot.postDataOutReads(dataRegion);
+                slot.postDataOutReads();
                 return;
             }
             ready(slot, event);

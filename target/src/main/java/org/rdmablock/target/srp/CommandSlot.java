@@ -105,6 +105,11 @@ final class CommandSlot implements ScsiCompletion {
     /** First chunk and chunk count of the data buffer run, or -1 when the command moves no data. */
     int firstChunk = -1;
     int chunkCount;
+    /**
+     * The region the command's data moves through: the pipeline's data buffers, or an in-place memory LUN's own
+     * memory ({@code InPlaceStorage}); {@link #dataOffset} is into it.
+     */
+    MemoryRegion data;
     long dataOffset;
     long dataOutLength;
     long dataInLength;
@@ -266,10 +271,14 @@ final class CommandSlot implements ScsiCompletion {
         return descriptorsAddUpTo(tableLength / SrpDirectBuffer.LENGTH, tableTotal);
     }
 
-    /** Points the SCSI command at this slot's data buffer run with the lengths the descriptors offer. */
-    void attachData(final MemoryRegion data, final long offset, final long capacity) {
+    /**
+     * Points the SCSI command at {@code capacity} bytes of {@code region} from {@code offset} (the slot's data buffer
+     * run, or the blocks of an in-place LUN) with the lengths the descriptors offer.
+     */
+    void attachData(final MemoryRegion region, final long offset, final long capacity) {
+        data = region;
         dataOffset = offset;
-        command.setDataBuffer(data.segment(), offset, capacity);
+        command.setDataBuffer(region.segment(), offset, capacity);
         command.setExpectedLengths(dataOutLength, dataInLength);
     }
 
@@ -279,11 +288,11 @@ final class CommandSlot implements ScsiCompletion {
     }
 
     /**
-     * Posts the next round of RDMA READs that fetch the data-out into the data buffer: at most
+     * Posts the next round of RDMA READs that fetch the data-out into the command's data region: at most
      * {@link #TRANSFERS_PER_ROUND}, and no more than the channel's read depth; the last one is signaled. Never throws:
      * a refused post goes to the side queue.
      */
-    void postDataOutReads(final MemoryRegion data) {
+    void postDataOutReads() {
         final int end = Math.min(descriptorCount, nextDescriptor + Math.min(TRANSFERS_PER_ROUND, channel.readDepth));
         long at = data.address() + dataOffset + transferred;
         for (int i = nextDescriptor; i < end; i++) {
@@ -348,7 +357,6 @@ final class CommandSlot implements ScsiCompletion {
             post(responseSend);
             return;
         }
-        final MemoryRegion data = pipeline.dataRegion();
         long at = data.address() + dataOffset + transferred;
         SendWorkRequest previous = null;
         int posted = 0;

@@ -50,6 +50,25 @@ class PipelineAllocationTest {
         }
     }
 
+    /**
+     * A memory LUN served in place ({@code InPlaceStorage}: data-out READs into the LUN's memory, data-in WRITEs from
+     * it, its registration made by the first command): nothing per command either, and the commands did go in place.
+     */
+    @ParameterizedTest
+    @EnumSource(PipelineHarness.Mix.class)
+    void aMillionInPlaceCommandsAllocateNothing(final PipelineHarness.Mix mix) {
+        try (org.rdmablock.target.backend.LunBackend memory = org.rdmablock.target.backend.BackendFactory.open(
+                new org.rdmablock.target.config.LunConfig(0, org.rdmablock.target.config.LunConfig.BackendKind.MEMORY, null,
+                        64L << 20, PipelineHarness.BLOCK_SIZE, false,
+                        org.rdmablock.target.config.LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, java.util.List.of()));
+             PipelineHarness harness = new PipelineHarness(2, 32, 0, memory, true)) {
+            harness.burst(16);
+            measure(harness, mix);
+            assertTrue(harness.statistics.count(org.rdmablock.target.metrics.TargetStatistics.Count.IN_PLACE) >= MEASURED,
+                    "every command went in place");
+        }
+    }
+
     private static void measure(final PipelineHarness harness, final PipelineHarness.Mix mix) {
         {
             harness.mix(mix);

@@ -68,6 +68,8 @@ final class PipelineHarness implements AutoCloseable {
     private long gapNanos;
     private long lastResponseNanos;
     private long random = 0x9E3779B97F4A7C15L;
+    /** Blocks of the backend: the commands' LBAs fall in them. */
+    private final long deviceBlocks;
     private int nextChannel;
     private int burst = 1;
     /** Commands answered, work requests posted by the pipeline, responses whose status was not GOOD. */
@@ -76,6 +78,13 @@ final class PipelineHarness implements AutoCloseable {
     long failed;
 
     PipelineHarness(final int channelCount, final int queueDepth, final int backendThreads, final BlockBackend backend) {
+        this(channelCount, queueDepth, backendThreads, backend, false);
+    }
+
+    /** @param inPlace serve an {@code InPlaceStorage} backend in place, as the target does on the soft provider */
+    PipelineHarness(final int channelCount, final int queueDepth, final int backendThreads, final BlockBackend backend,
+                    final boolean inPlace) {
+        this.deviceBlocks = backend.sizeBytes() / BLOCK_SIZE;
         this.queueDepth = queueDepth;
         this.receiveCount = queueDepth + SrpChannel.SPARE_RECEIVES;
         final int commands = channelCount * queueDepth;
@@ -94,7 +103,7 @@ final class PipelineHarness implements AutoCloseable {
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
         statistics.lunsServed(List.of(0));
         pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, channelCount,
-                java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false);
+                java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false, inPlace);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);
@@ -283,7 +292,7 @@ final class PipelineHarness implements AutoCloseable {
                 bufferKind[buffer] = (byte) (kind.ordinal() + 1);
             }
             final int tag = c * queueDepth + freeTags[c][inFlight[c]++];
-            CommandIus.aim(buffers, at, tag, (nextRandom() >>> 1) % (DEVICE_BYTES / BLOCK_SIZE));
+            CommandIus.aim(buffers, at, tag, (nextRandom() >>> 1) % deviceBlocks);
             injectedAt[tag] = System.nanoTime();
             pipeline.publish(WorkRequestIds.RECEIVE, c, index, templateLength[kind.ordinal()], 0);
             any = true;
