@@ -3,6 +3,8 @@ package org.rdmablock.initiator;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 
+import org.rdmablock.verbs.MemoryRegion;
+
 /**
  * A logical unit of the target as a block device: asynchronous read, write, flush (SYNCHRONIZE CACHE) and unmap on
  * block ranges, each in three forms: with an {@link IoCallback} (allocates nothing), returning a
@@ -111,6 +113,32 @@ public final class Lun {
         initiator.submit(IoRequest.WRITE, this, lba, blocks, buffer, offset, fua, attachment, callback);
     }
 
+    /**
+     * Reads {@code blocks} at {@code lba} into {@code region} (from {@link SrpInitiator#registerMemory}) at
+     * {@code offset}: the target writes into it directly. Calls {@code callback} once; the region must stay registered
+     * until then.
+     */
+    public void read(final long lba, final long blocks, final MemoryRegion region, final long offset,
+                     final Object attachment, final IoCallback callback) {
+        checkRegion(region);
+        check(lba, blocks, region.segment(), offset);
+        initiator.submit(IoRequest.READ, this, lba, blocks, region.segment(), offset, region.rkey(), false, attachment,
+                callback);
+    }
+
+    /**
+     * Writes {@code blocks} at {@code lba} from {@code region} (from {@link SrpInitiator#registerMemory}) at
+     * {@code offset}: the target reads it directly; {@code fua}: durable before the answer. Calls {@code callback}
+     * once; the region must stay registered until then.
+     */
+    public void write(final long lba, final long blocks, final MemoryRegion region, final long offset, final boolean fua,
+                      final Object attachment, final IoCallback callback) {
+        checkRegion(region);
+        check(lba, blocks, region.segment(), offset);
+        initiator.submit(IoRequest.WRITE, this, lba, blocks, region.segment(), offset, region.rkey(), fua, attachment,
+                callback);
+    }
+
     /** SYNCHRONIZE CACHE: every write answered before it is durable once this is answered. */
     public void flush(final Object attachment, final IoCallback callback) {
         initiator.submitRaw(address, r -> {
@@ -178,6 +206,12 @@ public final class Lun {
 
     public void unmapBlocking(final long lba, final long blocks) throws SrpIoException {
         initiator.await(unmap(lba, blocks), "UNMAP of LUN " + number, BLOCKING_TIMEOUT_SECONDS);
+    }
+
+    private void checkRegion(final MemoryRegion region) {
+        if (!initiator.owns(region)) {
+            throw new IllegalArgumentException(region + " was not registered by this initiator (SrpInitiator.registerMemory)");
+        }
     }
 
     private void check(final long lba, final long blocks, final MemorySegment buffer, final long offset) {

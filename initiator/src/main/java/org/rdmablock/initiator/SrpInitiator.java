@@ -180,15 +180,55 @@ public final class SrpInitiator implements AutoCloseable {
         return region.segment();
     }
 
+    /**
+     * Registers the caller's native {@code memory} for one or more direct transfers through
+     * {@link Lun#read(long, long, MemoryRegion, long, Object, IoCallback)} and its write twin: the target then reads or
+     * writes that memory itself, with no copy through a bounce buffer. The caller closes the region once its last
+     * operation is answered (closing it earlier makes the target's late access fail, which ends the channel: the
+     * memory stays protected). What it costs depends on the provider ({@link #registrationIsCheap}): on {@code soft} a
+     * table entry, little enough to register a buffer per operation (a FUSE request's own buffer); on a native device
+     * the pages are pinned and mapped, which pays only for buffers used many times ({@link #allocateBuffer}).
+     *
+     * @throws IllegalArgumentException {@code memory} is on the heap or empty
+     */
+    public MemoryRegion registerMemory(final MemorySegment memory) {
+        if (closed) {
+            throw new IllegalStateException("the initiator is closed");
+        }
+        if (!memory.isNative() || memory.byteSize() == 0) {
+            throw new IllegalArgumentException("only non-empty native memory can be registered: " + memory);
+        }
+        return pd.registerMemory(memory, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+    }
+
+    /**
+     * Whether {@link #registerMemory} costs so little that registering a buffer for a single operation beats copying
+     * it: the {@code soft} provider, whose registration is a key to memory of this process; not a native device, where
+     * registering pins and maps every page.
+     */
+    public boolean registrationIsCheap() {
+        return "soft".equals(provider.name());
+    }
+
+    /** Whether {@code region} was registered by this initiator (its protection domain). */
+    boolean owns(final MemoryRegion region) {
+        return region.protectionDomain() == pd;
+    }
+
     /** Submits one request on the channel the policy picks. */
     void submit(final int op, final Lun lun, final long lba, final long blocks, final MemorySegment buffer, final long offset,
                 final boolean fua, final Object attachment, final IoCallback callback) {
+        submit(op, lun, lba, blocks, buffer, offset, buffer == null ? RegisteredMemory.NOT_REGISTERED
+                : registered.rkeyOf(buffer, offset, blocks * lun.blockSize()), fua, attachment, callback);
+    }
+
+    /** Submits one request whose buffer is registered under {@code rkey} (or {@link RegisteredMemory#NOT_REGISTERED}). */
+    void submit(final int op, final Lun lun, final long lba, final long blocks, final MemorySegment buffer, final long offset,
+                final int rkey, final boolean fua, final Object attachment, final IoCallback callback) {
         if (closed) {
             throw new IllegalStateException("the initiator is closed");
         }
         final InitiatorChannel channel = pick();
-        final int rkey = buffer == null ? RegisteredMemory.NOT_REGISTERED
-                : registered.rkeyOf(buffer, offset, blocks * lun.blockSize());
         final long sequence = channel.claim(); // on a channel's own thread (a callback): never waits, may throw
         channel.ring.get(sequence).set(op, lun.address(), lun.blockSize(), lba, blocks, buffer, offset, rkey, fua,
                 lun.maxTransferBytes(), attachment, callback);

@@ -16,6 +16,7 @@ import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TimeoutConfig;
 import org.rdmablock.target.srp.SrpTarget;
+import org.rdmablock.verbs.MemoryRegion;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -168,6 +169,46 @@ class InitiatorTest {
         final byte[] stored = new byte[4096];
         lun0.read(7 * 512, MemorySegment.ofArray(stored), 0, 4096, s -> { });
         assertArrayEquals(small, stored, "a 4 KiB write (immediate data) reached the LUN");
+    }
+
+    /**
+     * Caller memory registered for a few operations ({@link SrpInitiator#registerMemory}) moves straight: 256 KiB in one
+     * command (through the 128 KiB bounce buffers it would take two), the bytes where they belong on both sides; a
+     * region another initiator registered is refused.
+     */
+    @Test
+    void memoryRegisteredByTheCallerMovesWithoutBounceBuffers() throws Exception {
+        initiator = SrpInitiator.connect(config(0x109));
+        final Lun lun = initiator.lun(0); // 512-byte blocks, 256 KiB per command
+        final int bytes = 256 * 1024;
+        final byte[] data = new byte[bytes];
+        new Random(9).nextBytes(data);
+        final MemorySegment out = Arena.ofAuto().allocate(bytes + 4096, 4096);
+        final MemorySegment in = Arena.ofAuto().allocate(bytes, 4096);
+        MemorySegment.copy(data, 0, out, ValueLayout.JAVA_BYTE, 4096, bytes);
+        try (MemoryRegion outRegion = initiator.registerMemory(out); MemoryRegion inRegion = initiator.registerMemory(in)) {
+            final long before = initiator.commandsIssued();
+            final CompletableFuture<Long> written = new CompletableFuture<>();
+            lun.write(300, bytes / 512, outRegion, 4096, false, written, Lun.FUTURE_CALLBACK);
+            assertEquals(bytes, written.get(30, TimeUnit.SECONDS));
+            assertEquals(1, initiator.commandsIssued() - before, "one command, the region named to the target");
+            final byte[] stored = new byte[bytes];
+            lun0.read(300 * 512L, MemorySegment.ofArray(stored), 0, bytes, s -> { });
+            assertArrayEquals(data, stored, "the target's LUN holds what was written from the region at its offset");
+
+            final CompletableFuture<Long> read = new CompletableFuture<>();
+            lun.read(300, bytes / 512, inRegion, 0, read, Lun.FUTURE_CALLBACK);
+            assertEquals(bytes, read.get(30, TimeUnit.SECONDS));
+            assertEquals(2, initiator.commandsIssued() - before);
+            assertArrayEquals(data, in.toArray(ValueLayout.JAVA_BYTE), "the target wrote the read's data into the region");
+
+            try (SrpInitiator other = SrpInitiator.connect(config(0x10A));
+                 MemoryRegion foreign = other.registerMemory(Arena.ofAuto().allocate(bytes, 4096))) {
+                assertThrows(IllegalArgumentException.class,
+                        () -> lun.read(0, 1, foreign, 0, null, Lun.FUTURE_CALLBACK));
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> initiator.registerMemory(MemorySegment.ofArray(new byte[64])));
     }
 
     @Test

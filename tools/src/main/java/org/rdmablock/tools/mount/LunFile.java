@@ -2,8 +2,11 @@ package org.rdmablock.tools.mount;
 
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpIoException;
+import org.rdmablock.verbs.MemoryRegion;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
@@ -15,6 +18,11 @@ import java.util.logging.Logger;
  * take a lock, so that two of them on one block do not undo each other; aligned writes, what O_DIRECT programs send,
  * take none). Errors come back as {@code -errno}: EIO (the failure, with its SCSI sense in words, is logged, at most one
  * line per {@link FailureLog#INTERVAL_NANOS} with a count of the others), ENOSPC for a write at or past the end.
+ *
+ * <p>Where registering is cheap (the {@code soft} provider: {@code SrpInitiator.registrationIsCheap}), a whole-block
+ * piece of at least {@link #DIRECT_MIN_BYTES} skips the slot: libfuse's own buffer is registered for that one transfer
+ * and the target writes the read's data into it, or reads the write's data from it. One copy of each byte fewer; the
+ * registration costs a few small objects per piece, which is why small pieces still copy (they allocate nothing).
  */
 final class LunFile {
     /** Linux's ENOSPC (jfuse's {@code Errno} has none): a write at or past the end, as a block device answers. */
@@ -24,6 +32,8 @@ final class LunFile {
      * 30 s command timeout, then abort, LUN reset and a 60 s reconnect), which answer every request well before.
      */
     static final long ANSWER_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
+    /** Smallest piece moved straight from or into libfuse's buffer; below it the copy through the slot is cheaper. */
+    static final int DIRECT_MIN_BYTES = 64 * 1024;
     private static final Logger LOG = Logger.getLogger(LunFile.class.getName());
 
     private final String name;
@@ -34,14 +44,22 @@ final class LunFile {
     private final SlotPool slots;
     private final ReentrantLock partialBlocks = new ReentrantLock();
     private final FailureLog failures = new FailureLog(System.nanoTime());
+    /** Registers libfuse's buffer for one transfer, or null: every piece is copied through the slot. */
+    private final Function<MemorySegment, MemoryRegion> registrar;
 
     LunFile(final Lun lun, final SlotPool slots, final int eio) {
+        this(lun, slots, eio, null);
+    }
+
+    /** {@code registrar}: registers a piece of libfuse's buffer for one direct transfer, or null to copy every piece. */
+    LunFile(final Lun lun, final SlotPool slots, final int eio, final Function<MemorySegment, MemoryRegion> registrar) {
         this.name = "lun" + lun.number() + ".img";
         this.lun = lun;
         this.blockSize = lun.blockSize();
         this.size = lun.sizeBytes();
         this.eio = eio;
         this.slots = slots;
+        this.registrar = registrar;
     }
 
     /** {@code lunN.img}. */
@@ -111,6 +129,9 @@ final class LunFile {
 
     /** Reads the blocks holding {@code piece} bytes from byte {@code head} of LBA {@code lba} into {@code dst} at {@code at}. */
     private int readPiece(final ByteBuffer dst, final int at, final int piece, final int head, final long lba, final IoSlot slot) {
+        if (direct(dst, piece, head)) {
+            return transferDirect(false, lba, dst, at, piece, false, slot);
+        }
         final int rc = transfer(false, lba, blocks(head + piece), 0, false, slot);
         if (rc == 0) {
             dst.put(at, slot.buffer, head, piece);
@@ -127,6 +148,9 @@ final class LunFile {
         final int blocks = blocks(head + piece);
         final int tail = (head + piece) % blockSize;
         final boolean partial = head != 0 || tail != 0;
+        if (!partial && direct(src, piece, head)) {
+            return transferDirect(true, lba, src, at, piece, fua, slot);
+        }
         if (partial) {
             partialBlocks.lock();
         }
@@ -168,6 +192,42 @@ final class LunFile {
 
     private int blocks(final int bytes) {
         return (bytes + blockSize - 1) / blockSize;
+    }
+
+    /** Whether {@code piece} bytes at block offset {@code head} move straight between {@code buffer} and the target. */
+    private boolean direct(final ByteBuffer buffer, final int piece, final int head) {
+        return registrar != null && head == 0 && piece >= DIRECT_MIN_BYTES && piece % blockSize == 0 && buffer.isDirect();
+    }
+
+    /**
+     * One READ or WRITE of the whole blocks in {@code piece} bytes of {@code buffer} from {@code at}, that memory
+     * registered for this transfer only (the slot gives the completion); returns 0 or -errno. The registration ends when
+     * the answer came or the wait gave up: a late access by the target then fails instead of touching a buffer libfuse
+     * has reused.
+     */
+    private int transferDirect(final boolean write, final long lba, final ByteBuffer buffer, final int at, final int piece,
+                               final boolean fua, final IoSlot slot) {
+        final MemoryRegion region;
+        try {
+            region = registrar.apply(MemorySegment.ofBuffer(buffer).asSlice(at, piece));
+        } catch (RuntimeException e) { // the initiator is closed (unmounting), or the provider refused
+            return failed(write ? "WRITE" : "READ", e);
+        }
+        try {
+            slot.begin();
+            try {
+                if (write) {
+                    lun.write(lba, piece / blockSize, region, 0, fua, slot, IoSlot.DONE);
+                } else {
+                    lun.read(lba, piece / blockSize, region, 0, slot, IoSlot.DONE);
+                }
+            } catch (RuntimeException e) {
+                return failed(write ? "WRITE" : "READ", e);
+            }
+            return answered(write ? "WRITE" : "READ", slot);
+        } finally {
+            region.close();
+        }
     }
 
     /** One READ or WRITE of {@code blocks} at {@code lba}, the slot's buffer at {@code at}; returns 0 or -errno. */
