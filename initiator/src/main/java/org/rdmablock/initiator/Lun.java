@@ -10,8 +10,9 @@ import org.rdmablock.verbs.MemoryRegion;
  * block ranges, each in three forms: with an {@link IoCallback} (allocates nothing), returning a
  * {@link CompletableFuture}, or blocking.
  *
- * <p>Buffers: a buffer from {@link SrpInitiator#allocateBuffer} moves straight between the target and it; any other
- * (heap or native) goes through the channel's registered bounce buffers, one copy, in commands of at most
+ * <p>Buffers: a buffer from {@link SrpInitiator#allocateBuffer}, or a region from {@link SrpInitiator#registerMemory},
+ * moves straight between the target and it; any other (heap or native) goes through the channel's registered bounce
+ * buffers, one copy, in commands of at most
  * {@link InitiatorConfig#bounceBytes()}. A request larger than the LUN's maximum transfer becomes several commands,
  * answered together. Thread safety: every method may be called from any thread; the caller must not touch a buffer
  * until its operation is answered.
