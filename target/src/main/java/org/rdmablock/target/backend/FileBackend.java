@@ -1,9 +1,12 @@
 package org.rdmablock.target.backend;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.config.LunConfig;
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.ProtectionDomain;
 
 /**
  * A LUN in a sparse file (or a block device), with positional I/O through the C library: pread into and pwrite from
@@ -29,8 +32,17 @@ import org.rdmablock.target.config.LunConfig;
  * support O_DIRECT (tmpfs may not). A misaligned operation is a bug in the caller (the target's buffers are
  * 4096-aligned and its I/O is in 4096-byte blocks): it completes with {@code INTERNAL_ERROR} instead of being
  * bounced through an aligned copy.
+ *
+ * <p>{@link InPlaceStorage}, reads only: the file is also mapped read-only (shared, so it shows what pwrite wrote);
+ * on the soft provider the target sends a READ's data straight from the mapping when every page of it is in the page
+ * cache (mincore), so the bytes leave the cache once instead of being pread into a data buffer first. A read of
+ * pages not cached goes through pread as before (a fault on the mapping would wait on the disk on the sending
+ * thread). Writes are never placed: a fault on a page of a sparse or copy-on-write file may need blocks the file
+ * system has not got, answered with SIGBUS. Not with O_DIRECT. The file must not be shortened while it is served:
+ * a page beyond the end reads as absent (copied through pread, zeroes), but one cut off between the check and the
+ * send faults, and the soft provider then fails the connection.
  */
-public final class FileBackend extends AbstractLunBackend {
+public final class FileBackend extends AbstractLunBackend implements InPlaceStorage {
     /** Alignment O_DIRECT is held to: 4096 bytes, the largest logical block size of common devices. */
     public static final int DIRECT_IO_ALIGNMENT = 4096;
     /** Permissions of a file the backend creates: the owner's only, as a LUN holds someone's data. */
@@ -49,6 +61,11 @@ public final class FileBackend extends AbstractLunBackend {
     private volatile boolean syncFailed;
     private volatile boolean punchUnsupported;
     private volatile int lastLoggedErrno;
+    /** Owns {@link #mapping}: closing it unmaps. */
+    private final Arena arena = Arena.ofShared();
+    /** The file mapped read-only for reads in place; null with O_DIRECT or when mapping failed. */
+    private final MemorySegment mapping;
+    private final MappingRegistrations registrations;
 
     private FileBackend(LunConfig config, int fd, int syncFd) {
         super(config);
@@ -56,6 +73,50 @@ public final class FileBackend extends AbstractLunBackend {
         this.fd = fd;
         this.syncFd = syncFd;
         this.readsWithoutWaiting = !directIo && LibC.supportsReadNoWait(fd);
+        this.mapping = directIo ? null : map(fd, sizeBytes);
+        this.registrations = mapping == null ? null : new MappingRegistrations(logName(), mapping, 0);
+    }
+
+    /** The first {@code size} bytes of the file mapped read-only, or null (logged) when the file cannot be mapped. */
+    private MemorySegment map(int descriptor, long size) {
+        long address = LibC.mapFileReadOnly(descriptor, size);
+        if (address < 0) {
+            LOG.info("{}: cannot map the file ({}); reads copy through the target's buffers", logName(),
+                    LibC.describe((int) -address));
+            return null;
+        }
+        return MemorySegment.ofAddress(address).reinterpret(size, arena, m -> LibC.unmapMemory(m.address(), size)).asReadOnly();
+    }
+
+    @Override
+    public MemoryRegion regionIn(ProtectionDomain pd) {
+        return registrations == null ? null : registrations.regionIn(pd);
+    }
+
+    @Override
+    public void releaseRegionIn(ProtectionDomain pd) {
+        if (registrations != null) {
+            registrations.release(pd);
+        }
+    }
+
+    @Override
+    public boolean placesWrites() {
+        return false;
+    }
+
+    @Override
+    public boolean readsInPlace(long deviceOffset, long length, MemorySegment scratch) {
+        if (mapping == null) {
+            return false;
+        }
+        long start = deviceOffset & -PAGE_BYTES;
+        return LibC.resident(mapping.address() + start, deviceOffset + length - start, scratch);
+    }
+
+    /** Whether the caller's buffer is the mapping at the same place: a READ placed there has its data already. */
+    private boolean inPlace(long deviceOffset, MemorySegment buffer, long bufferOffset) {
+        return mapping != null && buffer.address() + bufferOffset == mapping.address() + deviceOffset;
     }
 
     /** Opens (or creates) the LUN's file; throws {@link BackendOpenException} saying why it cannot. */
@@ -110,6 +171,9 @@ public final class FileBackend extends AbstractLunBackend {
 
     @Override
     BackendStatus readChecked(long deviceOffset, MemorySegment buffer, long bufferOffset, int length) {
+        if (inPlace(deviceOffset, buffer, bufferOffset)) {
+            return BackendStatus.OK;
+        }
         if (buffer.isReadOnly() || !addressable(buffer, bufferOffset, deviceOffset, length)) {
             return BackendStatus.INTERNAL_ERROR;
         }
@@ -142,6 +206,9 @@ public final class FileBackend extends AbstractLunBackend {
     @Override
     BackendStatus readWithoutBlocking(DeferredCall.Point point, long deviceOffset, MemorySegment buffer, long bufferOffset,
                                       int length) {
+        if (inPlace(deviceOffset, buffer, bufferOffset)) {
+            return BackendStatus.OK;
+        }
         if (!readsWithoutWaiting) {
             return null;
         }
@@ -262,6 +329,10 @@ public final class FileBackend extends AbstractLunBackend {
 
     @Override
     void release() {
+        if (registrations != null) {
+            registrations.releaseAll();
+        }
+        arena.close(); // unmaps; a send still copying from it fails rather than touching unmapped memory
         if (syncFd != fd) {
             closeDescriptor(syncFd);
         }

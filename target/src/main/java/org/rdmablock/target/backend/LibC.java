@@ -12,7 +12,7 @@ import java.util.Locale;
 
 /**
  * The C library calls of the file and memory backends, linked by hand through the FFM API: open, pread, pwrite,
- * fdatasync, fallocate, ftruncate, lseek, close, mmap, munmap, madvise. Every call returns {@code -errno} on failure,
+ * fdatasync, fallocate, ftruncate, lseek, close, mmap, munmap, madvise, mincore. Every call returns {@code -errno} on failure,
  * so that a caller reads the result and the error in one value; errno is captured by the downcall
  * ({@code captureCallState}), as the JVM may change it before a second call could read it.
  *
@@ -44,6 +44,8 @@ final class LibC {
     static final int FALLOC_FL_PUNCH_HOLE = 2;
     static final int PROT_READ_WRITE = 3;
     static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+    static final int PROT_READ = 1;
+    static final int MAP_SHARED = 0x01;
     /** madvise(2): a private anonymous range reads zeroes afterwards and its pages go back to the kernel. */
     static final int MADV_DONTNEED = 4;
     static final int SC_PAGESIZE = 30;
@@ -89,7 +91,11 @@ final class LibC {
     private static final MethodHandle MMAP = link("mmap", FunctionDescriptor.of(LONG, LONG, LONG, INT, INT, INT, LONG));
     private static final MethodHandle MUNMAP = link("munmap", FunctionDescriptor.of(INT, LONG, LONG));
     private static final MethodHandle MADVISE = link("madvise", FunctionDescriptor.of(INT, LONG, LONG, INT));
+    /** mincore(2), not capturing errno: called per in-place read, where a failure only means "copy instead". */
+    private static final MethodHandle MINCORE = LINKER.downcallHandle(function("mincore"), FunctionDescriptor.of(INT, LONG, LONG, LONG));
     private static final MethodHandle SYSCONF = link("sysconf", FunctionDescriptor.of(LONG, INT));
+    /** The page size, for {@link #resident}; declared after the handles {@link #pageSize()} calls. */
+    private static final long PAGE_SIZE = pageSize();
 
     private LibC() {
     }
@@ -216,6 +222,37 @@ final class LibC {
     /** A private anonymous read-write mapping of {@code length} bytes: its address, or -errno. */
     static long mapAnonymous(long length) {
         return control(MMAP, "mmap", 0L, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
+    }
+
+    /** A shared read-only mapping of the first {@code length} bytes of {@code fd}: its address, or -errno. */
+    static long mapFileReadOnly(int fd, long length) {
+        return control(MMAP, "mmap", 0L, length, PROT_READ, MAP_SHARED, fd, 0L);
+    }
+
+    /**
+     * Whether every page of {@code [address, address + length)} is in memory now (mincore(2); {@code address} on a
+     * page boundary): one byte per page is written to {@code vector}, which must hold them. False when the call fails.
+     */
+    static boolean resident(long address, long length, MemorySegment vector) {
+        long pages = (length + PAGE_SIZE - 1) / PAGE_SIZE;
+        if (pages > vector.byteSize()) {
+            return false;
+        }
+        int result;
+        try {
+            result = (int) MINCORE.invokeExact(address, length, vector.address());
+        } catch (Throwable e) {
+            throw new IllegalStateException("mincore: " + e, e);
+        }
+        if (result != 0) {
+            return false;
+        }
+        for (long i = 0; i < pages; i++) {
+            if ((vector.get(ValueLayout.JAVA_BYTE, i) & 1) == 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** munmap(address, length): 0 or -errno. */

@@ -8,7 +8,6 @@ import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ProtectionDomain;
-import org.rdmablock.verbs.VerbsException;
 
 /**
  * A LUN in native memory, lost when the daemon exits: for tests, benchmarks and scratch devices. The memory is a
@@ -24,23 +23,17 @@ import org.rdmablock.verbs.VerbsException;
  * would take 64 GiB at start), counts every operation in shared atomics, and exists to inject failures in tests.
  */
 public final class MemoryBackend extends AbstractLunBackend implements InPlaceStorage {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MemoryBackend.class);
     private final Arena arena = Arena.ofShared();
     private final MemorySegment storage;
     private final long pageSize = LibC.pageSize();
-    /** The mapping's registrations, one per protection domain asked (a target has one); copied on change. */
-    private volatile Registration[] registrations = new Registration[0];
-    /** Set by {@link #release()} under the lock: no registration after it. */
-    private boolean released;
-
-    /** The mapping registered in one protection domain; a null region: registration failed, not tried again. */
-    private record Registration(ProtectionDomain pd, MemoryRegion region) {
-    }
+    /** The mapping's registrations for {@link InPlaceStorage}. */
+    private final MappingRegistrations registrations;
 
     private MemoryBackend(LunConfig config, long address) {
         super(config);
         long size = config.sizeBytes();
         this.storage = MemorySegment.ofAddress(address).reinterpret(size, arena, mapping -> LibC.unmapMemory(mapping.address(), size));
+        this.registrations = new MappingRegistrations(logName(), storage, AccessFlags.LOCAL_WRITE);
     }
 
     /** Maps the LUN's memory; throws {@link BackendOpenException} when it cannot. */
@@ -58,55 +51,12 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
 
     @Override
     public MemoryRegion regionIn(ProtectionDomain pd) {
-        for (Registration r : registrations) {
-            if (r.pd == pd) {
-                return r.region;
-            }
-        }
-        return register(pd);
-    }
-
-    private synchronized MemoryRegion register(ProtectionDomain pd) {
-        for (Registration r : registrations) {
-            if (r.pd == pd) {
-                return r.region;
-            }
-        }
-        if (released) {
-            return null;
-        }
-        MemoryRegion region = null;
-        try {
-            region = pd.registerMemory(storage, AccessFlags.LOCAL_WRITE);
-        } catch (VerbsException e) {
-            LOG.warn("LUN {}: cannot register its memory ({}); its data goes through the target's buffers", lun, e.getMessage());
-        }
-        Registration[] next = java.util.Arrays.copyOf(registrations, registrations.length + 1);
-        next[next.length - 1] = new Registration(pd, region);
-        registrations = next;
-        return region;
+        return registrations.regionIn(pd);
     }
 
     @Override
-    public synchronized void releaseRegionIn(ProtectionDomain pd) {
-        Registration[] current = registrations;
-        for (int i = 0; i < current.length; i++) {
-            if (current[i].pd == pd && current[i].region != null) {
-                closeQuietly(current[i].region);
-                Registration[] next = current.clone();
-                next[i] = new Registration(pd, null);
-                registrations = next;
-                return;
-            }
-        }
-    }
-
-    private void closeQuietly(MemoryRegion region) {
-        try {
-            region.close();
-        } catch (RuntimeException e) {
-            LOG.warn("LUN {}: deregistering its memory failed: {}", lun, e.toString());
-        }
+    public void releaseRegionIn(ProtectionDomain pd) {
+        registrations.release(pd);
     }
 
     @Override
@@ -151,15 +101,7 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
 
     @Override
     void release() {
-        synchronized (this) {
-            released = true;
-            for (Registration r : registrations) {
-                if (r.region != null) {
-                    closeQuietly(r.region);
-                }
-            }
-            registrations = new Registration[0];
-        }
+        registrations.releaseAll();
         arena.close(); // unmaps; a copy still running elsewhere fails rather than touching unmapped memory
     }
 

@@ -100,15 +100,15 @@ final class CommandPipeline implements AutoCloseable {
     private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
 
     /**
-     * Whether READs and WRITEs of memory LUNs move by RDMA in place ({@code InPlaceStorage}) where the provider allows
-     * it: default true; {@code -Drdmablock.target.inPlace=false} copies through the data buffers as for other LUNs
-     * (for A/B measurements).
+     * Whether READs and WRITEs of memory LUNs, and READs of cached file pages, move by RDMA in place
+     * ({@code InPlaceStorage}) where the provider allows it: default true; {@code -Drdmablock.target.inPlace=false}
+     * copies through the data buffers as for other LUNs (for A/B measurements).
      */
-    static final boolean IN_PLACE_MEMORY_LUNS = !"false".equals(System.getProperty("rdmablock.target.inPlace"));
+    static final boolean IN_PLACE_LUNS = !"false".equals(System.getProperty("rdmablock.target.inPlace"));
 
     private final Arena arena = Arena.ofShared();
     private final ProtectionDomain pd;
-    /** Whether memory LUNs are served in place here (a provider whose registration pins nothing, and the switch on). */
+    /** Whether LUNs are served in place here (a provider whose registration pins nothing, and the switch on). */
     private final boolean inPlaceLuns;
     /** The in-place LUNs that registered their memory in {@link #pd}: deregistered at {@link #close()}, before it closes. */
     private final java.util.Set<InPlaceStorage> inPlaceStorages =
@@ -178,7 +178,7 @@ final class CommandPipeline implements AutoCloseable {
                     final boolean sleepWhenIdle, final boolean inPlaceLuns) {
         this.statistics = java.util.Objects.requireNonNull(statistics);
         this.pd = pd;
-        this.inPlaceLuns = inPlaceLuns && IN_PLACE_MEMORY_LUNS;
+        this.inPlaceLuns = inPlaceLuns && IN_PLACE_LUNS;
         this.sharedReceives = sharedReceives;
         this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
@@ -429,6 +429,8 @@ final class CommandPipeline implements AutoCloseable {
         private long inPlaceOffset;
         /** The in-place LUN last served, so that the set below is only touched when the LUN changes. */
         private InPlaceStorage lastInPlace;
+        /** mincore's answer for a READ in place of a file LUN: a byte per page of the largest I/O (pages of 4 KiB or more). */
+        private final MemorySegment residency = arena.allocate(maxIoSize / 4096 + 2);
         private final int[] freeSlots;
         private int freeCount;
         final DataBufferPool buffers;
@@ -657,8 +659,9 @@ final class CommandPipeline implements AutoCloseable {
         /**
          * The memory of the in-place LUN a plain READ or WRITE addresses, registered in this pipeline's domain, with
          * {@link #inPlaceOffset} set to where its blocks start; null when the command goes through the data buffers:
-         * not a READ or WRITE, a LUN that is not in memory, a command the unit would refuse (nothing may reach the
-         * LUN's memory before it is accepted), or descriptors that offer other than exactly the blocks it moves.
+         * not a READ or WRITE, a LUN that is not mapped, a command the unit would refuse (nothing may reach the
+         * LUN's memory before it is accepted), descriptors that offer other than exactly the blocks it moves, a WRITE
+         * the LUN does not place, or a READ of pages it would have to wait for.
          */
         private MemoryRegion inPlaceRegion(final CommandSlot slot, final SrpCommand iu) {
             if (!cdb.decode(iu.segment(), iu.cdbOffsetInSegment(), iu.cdbLength())) {
@@ -678,6 +681,9 @@ final class CommandPipeline implements AutoCloseable {
                 return null;
             }
             inPlaceOffset = cdb.lba() * unit.config().blockSize();
+            if (write ? !storage.placesWrites() : !storage.readsInPlace(inPlaceOffset, bytes, residency)) {
+                return null;
+            }
             if (storage != lastInPlace) {
                 lastInPlace = storage;
                 inPlaceStorages.add(storage); // allocates only for a LUN not seen before

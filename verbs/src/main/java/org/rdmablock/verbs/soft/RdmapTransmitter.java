@@ -117,7 +117,9 @@ final class RdmapTransmitter {
                 txOwner.set(false);
                 qp.teardown.connectionLost(e.getMessage());
                 return;
-            } catch (final RuntimeException e) {
+            } catch (final RuntimeException | InternalError e) {
+                // InternalError: a fault copying from registered memory (a mapped file cut short under it); the QP
+                // fails, not the posting thread
                 SoftConnectedQueuePair.LOG.log(System.Logger.Level.ERROR, "QP " + qp.qpn + ": transmit failed", e);
                 txOwner.set(false);
                 qp.fatal(AsyncEvent.Type.QP_FATAL, "transmit failed: " + e);
