@@ -203,11 +203,11 @@ public final class SrpInitiator implements AutoCloseable {
 
     /**
      * Whether {@link #registerMemory} costs so little that registering a buffer for a single operation beats copying
-     * it: the {@code soft} provider, whose registration is a key to memory of this process; not a native device, where
-     * registering pins and maps every page.
+     * it: a provider whose registration pins nothing ({@code soft}, see {@link VerbsProvider#registrationPinsMemory});
+     * not a native device, where registering pins and maps every page.
      */
     public boolean registrationIsCheap() {
-        return "soft".equals(provider.name());
+        return !provider.registrationPinsMemory();
     }
 
     /** Whether {@code region} was registered by this initiator (its protection domain). */

@@ -17,6 +17,16 @@ public interface VerbsProvider extends AutoCloseable {
     /** The provider's name, as given to {@link #load(String)}. */
     String name();
 
+    /**
+     * Whether registering memory pins it: a native device locks the pages in RAM and maps them for the adapter until
+     * they are deregistered, a system call and a page-table walk per registration. False where a registration is only a
+     * key to memory of this process ({@code soft}): a buffer may then be registered for a single operation, or a LUN's
+     * whole mapping for good, at no cost. Default true.
+     */
+    default boolean registrationPinsMemory() {
+        return true;
+    }
+
     /** Whether this provider can run on this host (for native: libibverbs loads and lists a device). */
     boolean isAvailable();
 

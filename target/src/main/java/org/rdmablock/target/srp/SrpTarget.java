@@ -396,19 +396,11 @@ public final class SrpTarget implements AutoCloseable {
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(), p.blockingThreads(),
                 channelsServed, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
-                p.completions() == PipelineConfig.CompletionMode.EVENT, registrationPinsNothing());
+                p.completions() == PipelineConfig.CompletionMode.EVENT,
+                !provider.registrationPinsMemory()); // a LUN's mapping registered whole would be locked in RAM
         poller = new CompletionPoller(cq, completionChannel, pipeline);
         pollerThread = Thread.ofPlatform().name(POLLER_THREAD_NAME).daemon().start(poller);
         return true;
-    }
-
-    /**
-     * Whether this provider registers memory without pinning it, so that a memory LUN's whole mapping may be registered
-     * and served in place: the soft provider (its "registration" is a key to a segment of this process); not a native
-     * device, where it would lock the LUN's every page in RAM.
-     */
-    private boolean registrationPinsNothing() {
-        return "soft".equals(provider.name());
     }
 
     /**

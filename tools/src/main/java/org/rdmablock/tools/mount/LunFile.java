@@ -132,7 +132,7 @@ final class LunFile {
         if (direct(dst, piece, head)) {
             return transferDirect(false, lba, dst, at, piece, false, slot);
         }
-        final int rc = transfer(false, lba, blocks(head + piece), 0, false, slot);
+        final int rc = transfer(false, lba, blocks(head + piece), null, 0, false, slot);
         if (rc == 0) {
             dst.put(at, slot.buffer, head, piece);
         }
@@ -157,14 +157,14 @@ final class LunFile {
         try {
             int rc = 0;
             if (head != 0) {
-                rc = transfer(false, lba, 1, 0, false, slot);
+                rc = transfer(false, lba, 1, null, 0, false, slot);
             }
             if (rc == 0 && tail != 0 && (blocks > 1 || head == 0)) {
-                rc = transfer(false, lba + blocks - 1, 1, (long) (blocks - 1) * blockSize, false, slot);
+                rc = transfer(false, lba + blocks - 1, 1, null, (long) (blocks - 1) * blockSize, false, slot);
             }
             if (rc == 0) {
                 slot.buffer.put(head, src, at, piece);
-                rc = transfer(true, lba, blocks, 0, fua, slot);
+                rc = transfer(true, lba, blocks, null, 0, fua, slot);
             }
             return rc;
         } finally {
@@ -194,9 +194,14 @@ final class LunFile {
         return (bytes + blockSize - 1) / blockSize;
     }
 
-    /** Whether {@code piece} bytes at block offset {@code head} move straight between {@code buffer} and the target. */
+    /**
+     * Whether {@code piece} bytes at block offset {@code head} move straight between {@code buffer} and the target. The
+     * buffer must start at position 0, as libfuse's do: {@code MemorySegment.ofBuffer} starts at the position, and the
+     * pieces are indexed from 0.
+     */
     private boolean direct(final ByteBuffer buffer, final int piece, final int head) {
-        return registrar != null && head == 0 && piece >= DIRECT_MIN_BYTES && piece % blockSize == 0 && buffer.isDirect();
+        return registrar != null && head == 0 && piece >= DIRECT_MIN_BYTES && piece % blockSize == 0 && buffer.isDirect()
+                && buffer.position() == 0;
     }
 
     /**
@@ -211,39 +216,40 @@ final class LunFile {
         try {
             region = registrar.apply(MemorySegment.ofBuffer(buffer).asSlice(at, piece));
         } catch (RuntimeException e) { // the initiator is closed (unmounting), or the provider refused
-            return failed(write ? "WRITE" : "READ", e);
+            return failed(operation(write), e);
         }
         try {
-            slot.begin();
-            try {
-                if (write) {
-                    lun.write(lba, piece / blockSize, region, 0, fua, slot, IoSlot.DONE);
-                } else {
-                    lun.read(lba, piece / blockSize, region, 0, slot, IoSlot.DONE);
-                }
-            } catch (RuntimeException e) {
-                return failed(write ? "WRITE" : "READ", e);
-            }
-            return answered(write ? "WRITE" : "READ", slot);
+            return transfer(write, lba, piece / blockSize, region, 0, fua, slot);
         } finally {
             region.close();
         }
     }
 
-    /** One READ or WRITE of {@code blocks} at {@code lba}, the slot's buffer at {@code at}; returns 0 or -errno. */
-    private int transfer(final boolean write, final long lba, final int blocks, final long at, final boolean fua,
-                         final IoSlot slot) {
+    /**
+     * One READ or WRITE of {@code blocks} at {@code lba}: through {@code region} from {@code at} when there is one, else
+     * through the slot's buffer at {@code at}; returns 0 or -errno.
+     */
+    private int transfer(final boolean write, final long lba, final int blocks, final MemoryRegion region, final long at,
+                         final boolean fua, final IoSlot slot) {
         slot.begin();
         try {
-            if (write) {
+            if (region != null && write) {
+                lun.write(lba, blocks, region, at, fua, slot, IoSlot.DONE);
+            } else if (region != null) {
+                lun.read(lba, blocks, region, at, slot, IoSlot.DONE);
+            } else if (write) {
                 lun.write(lba, blocks, slot.segment, at, fua, slot, IoSlot.DONE);
             } else {
                 lun.read(lba, blocks, slot.segment, at, slot, IoSlot.DONE);
             }
         } catch (RuntimeException e) { // the initiator is closed (unmounting)
-            return failed(write ? "WRITE" : "READ", e);
+            return failed(operation(write), e);
         }
-        return answered(write ? "WRITE" : "READ", slot);
+        return answered(operation(write), slot);
+    }
+
+    private static String operation(final boolean write) {
+        return write ? "WRITE" : "READ";
     }
 
     private int answered(final String what, final IoSlot slot) {

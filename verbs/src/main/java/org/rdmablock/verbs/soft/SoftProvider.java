@@ -47,6 +47,12 @@ public final class SoftProvider implements VerbsProvider {
         return "soft";
     }
 
+    /** A soft registration is a key to a segment of this process: nothing is pinned or mapped for a device. */
+    @Override
+    public boolean registrationPinsMemory() {
+        return false;
+    }
+
     @Override
     public boolean isAvailable() {
         return true;
