@@ -672,16 +672,17 @@ final class CommandPipeline implements AutoCloseable {
                 return null;
             }
             final LogicalUnit unit = slot.channel.units.get(LunAddress.decode(slot.lunField));
-            if (unit == null || !(unit.backend() instanceof InPlaceStorage storage) || !unit.reachesBackend(cdb)) {
+            final boolean write = kind == CommandKind.WRITE;
+            if (unit == null || !(unit.backend() instanceof InPlaceStorage storage) || write && !storage.placesWrites()
+                    || !unit.reachesBackend(cdb)) {
                 return null;
             }
             final long bytes = cdb.transferLength() * unit.config().blockSize();
-            final boolean write = kind == CommandKind.WRITE;
             if ((write ? slot.dataOutLength : slot.dataInLength) != bytes || (write ? slot.dataInLength : slot.dataOutLength) != 0) {
                 return null;
             }
             inPlaceOffset = cdb.lba() * unit.config().blockSize();
-            if (write ? !storage.placesWrites() : !storage.readsInPlace(inPlaceOffset, bytes, residency)) {
+            if (!write && !storage.readsInPlace(inPlaceOffset, bytes, residency)) {
                 return null;
             }
             if (storage != lastInPlace) {
