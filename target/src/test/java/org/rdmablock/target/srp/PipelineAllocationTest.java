@@ -69,6 +69,26 @@ class PipelineAllocationTest {
         }
     }
 
+    /**
+     * A file LUN's cached READs sent from its mapping ({@code FileBackend} as {@code InPlaceStorage}: a mincore per
+     * command into the pipeline's vector): nothing per command, and the READs did go in place.
+     */
+    @org.junit.jupiter.api.Test
+    void aMillionInPlaceFileReadsAllocateNothing(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception {
+        final java.nio.file.Path file = dir.resolve("lun0.img");
+        java.nio.file.Files.write(file, new byte[64 << 20]); // written, so every page is cached
+        try (org.rdmablock.target.backend.LunBackend lun = org.rdmablock.target.backend.BackendFactory.open(
+                new org.rdmablock.target.config.LunConfig(0, org.rdmablock.target.config.LunConfig.BackendKind.FILE, file,
+                        64L << 20, PipelineHarness.BLOCK_SIZE, false,
+                        org.rdmablock.target.config.LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, java.util.List.of()));
+             PipelineHarness harness = new PipelineHarness(2, 32, 0, lun, true)) {
+            harness.burst(16);
+            measure(harness, PipelineHarness.Mix.READ);
+            assertTrue(harness.statistics.count(org.rdmablock.target.metrics.TargetStatistics.Count.IN_PLACE) >= MEASURED,
+                    "every READ went in place");
+        }
+    }
+
     private static void measure(final PipelineHarness harness, final PipelineHarness.Mix mix) {
         {
             harness.mix(mix);
