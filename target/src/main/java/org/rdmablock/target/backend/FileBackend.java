@@ -47,8 +47,6 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
     public static final int DIRECT_IO_ALIGNMENT = 4096;
     /** Permissions of a file the backend creates: the owner's only, as a LUN holds someone's data. */
     static final int CREATE_MODE = 0600;
-    /** The page size: a write made without waiting covers whole pages (a partial one may have to be read first). */
-    private static final long PAGE_BYTES = LibC.supported() ? LibC.pageSize() : 4096;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FileBackend.class);
 
     private final boolean directIo;
@@ -110,8 +108,7 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
         if (mapping == null) {
             return false;
         }
-        long start = deviceOffset & -PAGE_BYTES;
-        return LibC.resident(mapping.address() + start, deviceOffset + length - start, scratch);
+        return LibC.resident(mapping.address() + deviceOffset, length, scratch);
     }
 
     /** Whether the caller's buffer is the mapping at the same place: a READ placed there has its data already. */
@@ -228,7 +225,8 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
     @Override
     BackendStatus writeWithoutBlocking(long deviceOffset, MemorySegment buffer, long bufferOffset, int length,
                                        boolean forceUnitAccess) {
-        if (forceUnitAccess || writeThrough || directIo || ((deviceOffset | length) & (PAGE_BYTES - 1)) != 0) {
+        // only whole pages: a partial one may have to be read first
+        if (forceUnitAccess || writeThrough || directIo || ((deviceOffset | length) & (LibC.PAGE_SIZE - 1)) != 0) {
             return null;
         }
         return writeChecked(deviceOffset, buffer, bufferOffset, length, false);

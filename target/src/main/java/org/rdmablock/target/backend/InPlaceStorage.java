@@ -10,8 +10,8 @@ import org.rdmablock.verbs.ProtectionDomain;
  * through by RDMA in place: data-in WRITEs read straight from the LUN's memory and data-out READs land straight in
  * it, with no copy through the pipeline's data buffer. The backend's own copy then sees the same address on both
  * sides and skips it. The memory backend places both; the file backend places reads only, and only of pages the
- * page cache holds ({@link #readsInPlace}). Used only where registering memory pins nothing (the {@code soft} provider): a large LUN
- * registered on a native device would be locked in RAM whole.
+ * page cache holds ({@link #readsInPlace}). Used only where registering memory pins nothing (the {@code soft}
+ * provider): a large LUN registered on a native device would be locked in RAM whole.
  *
  * <p>A WRITE so placed changes the LUN as its data arrives, before the command executes: the target places only
  * commands the logical unit will accept ({@code LogicalUnit.reachesBackend}); an aborted or failed one leaves its

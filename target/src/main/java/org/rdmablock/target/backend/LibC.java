@@ -12,8 +12,8 @@ import java.util.Locale;
 
 /**
  * The C library calls of the file and memory backends, linked by hand through the FFM API: open, pread, pwrite,
- * fdatasync, fallocate, ftruncate, lseek, close, mmap, munmap, madvise, mincore. Every call returns {@code -errno} on failure,
- * so that a caller reads the result and the error in one value; errno is captured by the downcall
+ * fdatasync, fallocate, ftruncate, lseek, close, mmap, munmap, madvise, mincore. Every call returns {@code -errno} on
+ * failure, so that a caller reads the result and the error in one value; errno is captured by the downcall
  * ({@code captureCallState}), as the JVM may change it before a second call could read it.
  *
  * <p>pread and pwrite are called through handles that do not capture errno: a capturing downcall slices its state
@@ -94,8 +94,8 @@ final class LibC {
     /** mincore(2), not capturing errno: called per in-place read, where a failure only means "copy instead". */
     private static final MethodHandle MINCORE = LINKER.downcallHandle(function("mincore"), FunctionDescriptor.of(INT, LONG, LONG, LONG));
     private static final MethodHandle SYSCONF = link("sysconf", FunctionDescriptor.of(LONG, INT));
-    /** The page size, for {@link #resident}; declared after the handles {@link #pageSize()} calls. */
-    private static final long PAGE_SIZE = pageSize();
+    /** The size of a memory page (declared after the handles {@link #pageSize()} calls). */
+    static final long PAGE_SIZE = pageSize();
 
     private LibC() {
     }
@@ -230,17 +230,19 @@ final class LibC {
     }
 
     /**
-     * Whether every page of {@code [address, address + length)} is in memory now (mincore(2); {@code address} on a
-     * page boundary): one byte per page is written to {@code vector}, which must hold them. False when the call fails.
+     * Whether every page of {@code [address, address + length)} is in memory now (mincore(2), from the page that holds
+     * {@code address}): one byte per page is written to {@code vector}, which must hold them. False when the call fails.
      */
     static boolean resident(long address, long length, MemorySegment vector) {
-        long pages = (length + PAGE_SIZE - 1) / PAGE_SIZE;
+        long start = address & -PAGE_SIZE;
+        long span = address + length - start;
+        long pages = (span + PAGE_SIZE - 1) / PAGE_SIZE;
         if (pages > vector.byteSize()) {
             return false;
         }
         int result;
         try {
-            result = (int) MINCORE.invokeExact(address, length, vector.address());
+            result = (int) MINCORE.invokeExact(start, span, vector.address());
         } catch (Throwable e) {
             throw new IllegalStateException("mincore: " + e, e);
         }
@@ -265,8 +267,8 @@ final class LibC {
         return (int) control(MADVISE, "madvise", address, length, advice);
     }
 
-    /** The size of a memory page. */
-    static long pageSize() {
+    /** The size of a memory page, asked of the system: {@link #PAGE_SIZE}. */
+    private static long pageSize() {
         long size = control(SYSCONF, "sysconf", SC_PAGESIZE);
         return size > 0 ? size : 4096;
     }

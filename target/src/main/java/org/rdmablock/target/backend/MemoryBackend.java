@@ -25,7 +25,6 @@ import org.rdmablock.verbs.ProtectionDomain;
 public final class MemoryBackend extends AbstractLunBackend implements InPlaceStorage {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment storage;
-    private final long pageSize = LibC.pageSize();
     /** The mapping's registrations for {@link InPlaceStorage}. */
     private final MappingRegistrations registrations;
 
@@ -84,8 +83,8 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
     @Override
     BackendStatus unmapChecked(long deviceOffset, long length) {
         long end = deviceOffset + length;
-        long firstPage = (deviceOffset + pageSize - 1) / pageSize * pageSize; // the mapping starts on a page
-        long endPage = end / pageSize * pageSize;
+        long firstPage = (deviceOffset + LibC.PAGE_SIZE - 1) / LibC.PAGE_SIZE * LibC.PAGE_SIZE; // the mapping starts on a page
+        long endPage = end / LibC.PAGE_SIZE * LibC.PAGE_SIZE;
         if (firstPage >= endPage) {
             Zeroes.fill(storage, deviceOffset, length);
             return BackendStatus.OK;

@@ -17,7 +17,6 @@ import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.metrics.TargetStatistics.Count;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -68,20 +67,20 @@ class InPlaceFileLunTest {
             // blocks 4 MiB on: a hole of the new sparse file, never read, so not in the page cache
             ini.buffer().asSlice(0, MIB).fill((byte) 0x77);
             assertEquals(ScsiStatus.GOOD, ini.execute(lun(), TestInitiator.read16(8192, 2048), 0, MIB, 0, false).status());
-            assertArrayEquals(new byte[MIB], bytes(ini, MIB), "a hole reads as zeroes");
+            assertArrayEquals(new byte[MIB], TargetTestBase.bytesAt(ini, 0, MIB), "a hole reads as zeroes");
             assertEquals(0, statistics.count(Count.IN_PLACE), "pages not cached go through pread");
 
-            final byte[] pattern = pattern(MIB, 5);
+            final byte[] pattern = TargetTestBase.pattern(MIB, 5);
             ini.buffer().asSlice(0, MIB).copyFrom(MemorySegment.ofArray(pattern));
             assertEquals(ScsiStatus.GOOD, ini.execute(lun(), TestInitiator.write16(2048, 2048), MIB, 0, 0, false).status());
             assertEquals(0, statistics.count(Count.IN_PLACE), "a WRITE goes through the data buffers and pwrite");
 
             ini.buffer().asSlice(0, MIB).fill((byte) 0);
             assertEquals(ScsiStatus.GOOD, ini.execute(lun(), TestInitiator.read16(2048, 2048), 0, MIB, 0, false).status());
-            assertArrayEquals(pattern, bytes(ini, MIB), "the READ returns what was written");
+            assertArrayEquals(pattern, TargetTestBase.bytesAt(ini, 0, MIB), "the READ returns what was written");
             assertEquals(1, statistics.count(Count.IN_PLACE), "from the mapping: pwrite left the pages cached");
 
-            final byte[] small = pattern(4096, 11);
+            final byte[] small = TargetTestBase.pattern(4096, 11);
             ini.buffer().asSlice(0, small.length).copyFrom(MemorySegment.ofArray(small));
             assertEquals(ScsiStatus.GOOD, ini.execute(lun(), TestInitiator.write16(2056, 8), 4096, 0, 0, true).status(),
                     "a WRITE with immediate data over part of it");
@@ -90,7 +89,7 @@ class InPlaceFileLunTest {
             System.arraycopy(pattern, 4 * BLOCK, expected, 0, 4 * BLOCK);
             System.arraycopy(small, 0, expected, 4 * BLOCK, 4096);
             System.arraycopy(pattern, 16 * BLOCK, expected, 12 * BLOCK, 4 * BLOCK);
-            assertArrayEquals(expected, bytes(ini, 8192), "the mapping shows the newer bytes");
+            assertArrayEquals(expected, TargetTestBase.bytesAt(ini, 0, 8192), "the mapping shows the newer bytes");
             assertEquals(2, statistics.count(Count.IN_PLACE), "that READ was placed too");
             assertEquals(0, target.dataChunksInUse(), "no data buffer is held");
         }
@@ -98,17 +97,5 @@ class InPlaceFileLunTest {
 
     private static long lun() {
         return LunAddress.encode(0);
-    }
-
-    private static byte[] bytes(final TestInitiator ini, final int length) {
-        return ini.buffer().asSlice(0, length).toArray(ValueLayout.JAVA_BYTE);
-    }
-
-    private static byte[] pattern(final int length, final int seed) {
-        final byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) {
-            bytes[i] = (byte) (i * 31 + seed + (i >>> 12));
-        }
-        return bytes;
     }
 }

@@ -74,12 +74,12 @@ class InPlaceMemoryLunTest {
     void writesAndReadsMoveInPlaceWithTheRightBytes() {
         assertInstanceOf(InPlaceStorage.class, writable, "the memory backend offers its memory");
         try (TestInitiator ini = TestInitiator.login(target.localAddress(), SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0x41, 1 << 20)) {
-            final byte[] pattern = pattern(1 << 20, 3);
+            final byte[] pattern = TargetTestBase.pattern(1 << 20, 3);
             ini.buffer().asSlice(0, pattern.length).copyFrom(MemorySegment.ofArray(pattern));
             assertEquals(ScsiStatus.GOOD, ini.execute(lun(0), TestInitiator.write16(16, 2048), 1 << 20, 0, 0, false).status(),
                     "1 MiB WRITE by RDMA READ");
             assertArrayEquals(pattern, stored(writable, 16L * BLOCK, pattern.length), "the data is in the LUN's memory");
-            final byte[] small = pattern(4096, 9);
+            final byte[] small = TargetTestBase.pattern(4096, 9);
             ini.buffer().asSlice(0, small.length).copyFrom(MemorySegment.ofArray(small));
             assertEquals(ScsiStatus.GOOD, ini.execute(lun(0), TestInitiator.write16(5000, 8), 4096, 0, 0, true).status(),
                     "WRITE with immediate data");
@@ -122,14 +122,6 @@ class InPlaceMemoryLunTest {
 
     private static long lun(final int number) {
         return LunAddress.encode(number);
-    }
-
-    private static byte[] pattern(final int length, final int seed) {
-        final byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) {
-            bytes[i] = (byte) (i * 31 + seed + (i >>> 12));
-        }
-        return bytes;
     }
 
     /** The LUN's bytes, read through the backend into a buffer of its own. */

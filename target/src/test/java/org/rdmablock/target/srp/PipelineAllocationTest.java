@@ -57,16 +57,7 @@ class PipelineAllocationTest {
     @ParameterizedTest
     @EnumSource(PipelineHarness.Mix.class)
     void aMillionInPlaceCommandsAllocateNothing(final PipelineHarness.Mix mix) {
-        try (org.rdmablock.target.backend.LunBackend memory = org.rdmablock.target.backend.BackendFactory.open(
-                new org.rdmablock.target.config.LunConfig(0, org.rdmablock.target.config.LunConfig.BackendKind.MEMORY, null,
-                        64L << 20, PipelineHarness.BLOCK_SIZE, false,
-                        org.rdmablock.target.config.LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, java.util.List.of()));
-             PipelineHarness harness = new PipelineHarness(2, 32, 0, memory, true)) {
-            harness.burst(16);
-            measure(harness, mix);
-            assertTrue(harness.statistics.count(org.rdmablock.target.metrics.TargetStatistics.Count.IN_PLACE) >= MEASURED,
-                    "every command went in place");
-        }
+        measureInPlace(org.rdmablock.target.config.LunConfig.BackendKind.MEMORY, null, mix);
     }
 
     /**
@@ -76,16 +67,23 @@ class PipelineAllocationTest {
     @org.junit.jupiter.api.Test
     void aMillionInPlaceFileReadsAllocateNothing(@org.junit.jupiter.api.io.TempDir final java.nio.file.Path dir) throws Exception {
         final java.nio.file.Path file = dir.resolve("lun0.img");
-        java.nio.file.Files.write(file, new byte[64 << 20]); // written, so every page is cached
+        java.nio.file.Files.write(file, new byte[IN_PLACE_LUN_BYTES]); // written, so every page is cached
+        measureInPlace(org.rdmablock.target.config.LunConfig.BackendKind.FILE, file, PipelineHarness.Mix.READ);
+    }
+
+    private static final int IN_PLACE_LUN_BYTES = 64 << 20;
+
+    /** {@link #measure} on the poller-run pipeline with in-place LUNs on; every measured command must have gone in place. */
+    private static void measureInPlace(final org.rdmablock.target.config.LunConfig.BackendKind kind, final java.nio.file.Path path,
+                                       final PipelineHarness.Mix mix) {
         try (org.rdmablock.target.backend.LunBackend lun = org.rdmablock.target.backend.BackendFactory.open(
-                new org.rdmablock.target.config.LunConfig(0, org.rdmablock.target.config.LunConfig.BackendKind.FILE, file,
-                        64L << 20, PipelineHarness.BLOCK_SIZE, false,
+                new org.rdmablock.target.config.LunConfig(0, kind, path, IN_PLACE_LUN_BYTES, PipelineHarness.BLOCK_SIZE, false,
                         org.rdmablock.target.config.LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, java.util.List.of()));
              PipelineHarness harness = new PipelineHarness(2, 32, 0, lun, true)) {
             harness.burst(16);
-            measure(harness, PipelineHarness.Mix.READ);
+            measure(harness, mix);
             assertTrue(harness.statistics.count(org.rdmablock.target.metrics.TargetStatistics.Count.IN_PLACE) >= MEASURED,
-                    "every READ went in place");
+                    "every command went in place");
         }
     }
 
