@@ -79,8 +79,8 @@ final class BlockingCalls {
         final RingBuffer<Event> ring = rings[chosen];
         final long sequence = ring.next(); // room checked above, and the poller is the only producer
         ring.get(sequence).slot = slot;
+        handedOver++; // before the publish: the call's answer may reach the initiator before this thread runs on
         ring.publish(sequence);
-        handedOver++;
     }
 
     private static void make(final CommandSlot slot) {

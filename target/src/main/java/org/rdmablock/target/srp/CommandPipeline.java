@@ -1070,8 +1070,10 @@ final class CommandPipeline implements AutoCloseable {
                     } finally {
                         deferralPoint.aim(null);
                         if (slot.deferredCall.pending()) {
+                            // counted first: once submitted, the answer may reach the initiator before this thread
+                            // counts (the poller is the intake stage: its counters)
+                            statistics.add(Count.BLOCKING_CALLS, 1);
                             blockingCalls.submit(slot);
-                            statistics.add(Count.BLOCKING_CALLS, 1); // the poller is the intake stage: its counters
                         }
                     }
                 } else {
