@@ -4,6 +4,7 @@ import com.lmax.disruptor.PhasedBackoffWaitStrategy;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.dsl.Disruptor;
 import com.lmax.disruptor.dsl.ProducerType;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,13 +39,19 @@ final class BlockingCalls {
     private final RingBuffer<Event>[] rings;
     /** Where the search for the least busy thread starts: the one after the last chosen, so that ties rotate. */
     private int next;
+    /**
+     * Where a hand-over is counted ({@code BLOCKING_CALLS}): here, beside {@link #handedOver}, so that the metric and
+     * {@link #handedOver()} count the same calls (not those the poller made itself).
+     */
+    private final TargetStatistics statistics;
     /** Calls handed over (poller thread writes; read for statistics). */
     private volatile long handedOver;
     /** Calls the poller made itself because every ring was full (statistics; poller thread writes). */
     volatile long madeByPoller;
 
     @SuppressWarnings("unchecked")
-    BlockingCalls(final int threads, final int slotCount) {
+    BlockingCalls(final int threads, final int slotCount, final TargetStatistics statistics) {
+        this.statistics = statistics;
         final int size = Integer.highestOneBit(Math.max(2, slotCount) - 1) << 1;
         this.disruptors = new Disruptor[threads];
         this.rings = new RingBuffer[threads];
@@ -79,7 +86,9 @@ final class BlockingCalls {
         final RingBuffer<Event> ring = rings[chosen];
         final long sequence = ring.next(); // room checked above, and the poller is the only producer
         ring.get(sequence).slot = slot;
-        handedOver++; // before the publish: the call's answer may reach the initiator before this thread runs on
+        // counted before the publish: the call's answer may reach the initiator before this thread runs on
+        handedOver++;
+        statistics.add(TargetStatistics.Count.BLOCKING_CALLS, 1);
         ring.publish(sequence);
     }
 

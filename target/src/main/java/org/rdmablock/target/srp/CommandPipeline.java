@@ -210,7 +210,7 @@ final class CommandPipeline implements AutoCloseable {
             this.ring = null;
             this.pollerEvent = new PipelineEvent();
             this.inlineBackend = new BackendStage(0, 1);
-            this.blockingCalls = blockingThreads > 0 ? new BlockingCalls(blockingThreads, slotCount) : null;
+            this.blockingCalls = blockingThreads > 0 ? new BlockingCalls(blockingThreads, slotCount, statistics) : null;
             return;
         }
         this.blockingCalls = null;
@@ -1070,10 +1070,7 @@ final class CommandPipeline implements AutoCloseable {
                     } finally {
                         deferralPoint.aim(null);
                         if (slot.deferredCall.pending()) {
-                            // counted first: once submitted, the answer may reach the initiator before this thread
-                            // counts (the poller is the intake stage: its counters)
-                            statistics.add(Count.BLOCKING_CALLS, 1);
-                            blockingCalls.submit(slot);
+                            blockingCalls.submit(slot); // counts the hand-over (BLOCKING_CALLS) before publishing it
                         }
                     }
                 } else {
