@@ -37,8 +37,14 @@ import java.util.concurrent.TimeUnit;
 public final class MountCommand implements Callable<Integer> {
     static final int EXIT_FAILED = 1;
     static final int EXIT_USAGE = 2;
-    /** 32 FUSE worker threads: as many requests served at once (fio's 4 jobs x iodepth 16 wait on the rest); 32 MiB registered. */
-    static final int DEFAULT_FUSE_THREADS = 32;
+    /**
+     * 12 FUSE worker threads: requests served at once (more wait in the kernel's queue, up to its max_background of
+     * {@link LunFileSystem#MAX_BACKGROUND}); 12 MiB registered. On two cores fewer threads than requests in flight did
+     * better: 1 MiB rows 0.91 - 1.02 of nbdfuse with 12 against 0.87 - 0.94 with 32, 4 KiB iodepth-16 rows 1.19 - 1.36
+     * against 1.04 - 1.34 (README, "The FUSE volume against nbdkit + nbdfuse"); libfuse's own default, which nbdfuse
+     * runs with, is 10.
+     */
+    static final int DEFAULT_FUSE_THREADS = 12;
     /** How often the main thread checks that the mount is still there (an unmount from outside ends the command). */
     static final long WATCH_MILLIS = 500;
 
