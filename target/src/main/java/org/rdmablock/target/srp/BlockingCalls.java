@@ -40,12 +40,10 @@ final class BlockingCalls {
     /** Where the search for the least busy thread starts: the one after the last chosen, so that ties rotate. */
     private int next;
     /**
-     * Where a hand-over is counted ({@code BLOCKING_CALLS}): here, beside {@link #handedOver}, so that the metric and
-     * {@link #handedOver()} count the same calls (not those the poller made itself).
+     * Where a hand-over is counted ({@code BLOCKING_CALLS}, the pipeline's only count of them): here, so that it counts
+     * the calls handed over and not those the poller made itself.
      */
     private final TargetStatistics statistics;
-    /** Calls handed over (poller thread writes; read for statistics). */
-    private volatile long handedOver;
     /** Calls the poller made itself because every ring was full (statistics; poller thread writes). */
     volatile long madeByPoller;
 
@@ -87,7 +85,6 @@ final class BlockingCalls {
         final long sequence = ring.next(); // room checked above, and the poller is the only producer
         ring.get(sequence).slot = slot;
         // counted before the publish: the call's answer may reach the initiator before this thread runs on
-        handedOver++;
         statistics.add(TargetStatistics.Count.BLOCKING_CALLS, 1);
         ring.publish(sequence);
     }
@@ -98,11 +95,6 @@ final class BlockingCalls {
         } catch (RuntimeException e) { // the backends turn their own failures into a status; this is a bug past them
             LOG.error("a deferred backend call of {} failed", slot.channel, e);
         }
-    }
-
-    /** Calls handed over since start (any thread: a snapshot). */
-    long handedOver() {
-        return handedOver;
     }
 
     /**

@@ -284,7 +284,7 @@ final class CommandPipeline implements AutoCloseable {
 
     /** Backend calls handed to the blocking-call threads (any thread: a snapshot). */
     long callsHandedOver() {
-        return blockingCalls == null ? 0 : blockingCalls.handedOver();
+        return statistics.count(Count.BLOCKING_CALLS); // counted by BlockingCalls, at each hand-over
     }
 
     /** Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel. */
