@@ -12,7 +12,7 @@
 # chart (JFreeChart, org.rdmablock.tools.fio.FioChart) under --out.
 #
 #   tools/fio/compare.sh [--runtime 10] [--ramp 1] [--rounds 3] [--size 1G] [--verify-size 256M] [--out DIR]
-#                        [--rows "randread-4k-qd1 ..."] [--pipeline "TOML"] [--mount "ARGS"] [--warmup 20]
+#                        [--rows "randread-4k-qd1 ..."] [--pipeline "TOML"] [--mount "ARGS"] [--warmup 20] [--threads]
 #
 # --warmup SECONDS (default 20, 0 for none): before the first round, untimed I/O on our volume (a quarter of the time
 # each: 1 MiB reads, 1 MiB writes, 4 KiB random reads, 4 KiB random writes, iodepth 16), so that the table shows our
@@ -23,6 +23,13 @@
 # as nbdkit's is (the script reads it once after writing it), so the poller thread runs each command itself rather
 # than hand it to a backend thread). --mount adds options to `bin/rdmablock mount` (e.g. --mount "--channel-wait
 # caller").
+#
+# --threads: where each side's CPU goes. During every timed run (from 0.5 s after the ramp to 0.5 s before the end)
+# the scheduler's own accounting of each thread of the side's processes and of fio (/proc/PID/task/TID/schedstat: time
+# on a CPU, time runnable but waiting for one, times scheduled) is sampled, and the machine's busy time
+# (/proc/stat); prints a second table, per row and side, of the thread groups (digits dropped from thread names) in %
+# of one core over all the rounds' intervals together, and writes it as threads.md under --out. Reading the files takes a few ms per
+# sample; nothing else is added to the runs.
 #
 # Installs fio, nbdkit, libnbd-bin (nbdfuse), fuse3 and python3 with apt-get when missing (sudo unless root).
 set -euo pipefail
@@ -40,8 +47,10 @@ rows="randread-4k-qd1 randread-4k-qd16 randread-4k-qd16-4jobs randwrite-4k-qd1 r
 read-1m-qd16 read-1m-qd16-4jobs write-1m-qd16 write-1m-qd16-4jobs verify-randwrite-4k-qd16 verify-write-1m-qd16"
 pipeline="backend_threads = 0"
 mount=""
+threads=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --threads) threads=1; shift ;;
     --runtime|--ramp|--rounds|--size|--verify-size|--out|--rows|--pipeline|--mount|--warmup)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
       name="${1#--}"
@@ -131,6 +140,28 @@ if [ "$warmup" -gt 0 ]; then
   done
   sleep 5 # as after each of our runs: quiet before the first pause (see below)
 fi
+# thread_times FILE LABEL:PID...: one line per thread of each process and of every fio process (label, pid, tid, name,
+# ns on a CPU, ns waiting for one, times scheduled), then the machine's busy and total jiffies and the time now
+thread_times() {
+  local file="$1" entry pid task; shift
+  {
+    for entry in "$@" $(pgrep -x fio | sed 's/^/fio:/'); do
+      pid="${entry#*:}"
+      for task in /proc/"$pid"/task/*; do
+        [ -r "$task/schedstat" ] || continue
+        printf '%s\t%s\t%s\t%s\t%s\n' "${entry%%:*}" "$pid" "${task##*/}" "$(tr '\t' ' ' < "$task/comm" 2>/dev/null)" \
+          "$(tr ' ' '\t' < "$task/schedstat" 2>/dev/null)"
+      done
+    done
+    awk '/^cpu / {busy = $2 + $3 + $4 + $7 + $8 + $9; print "#machine\t" busy "\t" busy + $5 + $6}' /proc/stat
+    printf '#time\t%s\n' "$(date +%s.%N)"
+  } > "$file" 2>/dev/null || true
+}
+if [ "$threads" = 1 ]; then
+  [ "$runtime" -ge 2 ] || { echo "--threads needs --runtime 2 or more" >&2; exit 2; }
+  mkdir -p "$work/threads"
+  declare -A processes=([ours]="target:$target_pid mount:$mount_pid" [nbdfuse]="nbdkit:$nbdkit_pid nbdfuse:$nbdfuse_pid" [local]="")
+fi
 echo "load before: $(uptime)" >&2
 : > "$work/results.tsv"
 for round in $(seq 1 "$rounds"); do
@@ -141,9 +172,18 @@ for round in $(seq 1 "$rounds"); do
       # our target busy-polls its completion queue even when idle: it and our mount are paused (SIGSTOP) while the
       # other sides run, so that they do not pay for it
       if [ "$who" != ours ]; then kill -STOP "$target_pid" "$mount_pid"; fi
+      sampler=""
+      if [ "$threads" = 1 ]; then
+        sample="$work/threads/$row.$round.$who"
+        # shellcheck disable=SC2086 # the label:pid list splits on purpose
+        ( sleep "$ramp"; sleep 0.5; thread_times "$sample.start" ${processes[$who]}
+          sleep "$((runtime - 1))"; thread_times "$sample.end" ${processes[$who]} ) &
+        sampler=$!
+      fi
       (cd "$work" && FIO_FILE="${files[$who]}" FIO_SIZE="$bytes" FIO_QUARTER="$quarter" FIO_RUNTIME="$runtime" \
         FIO_RAMP="$ramp" FIO_VERIFY_SIZE="$verify_size" fio --output-format=json --output="$json" "$here/$row.fio" \
         > "$work/fio.out" 2>&1) || { cat "$work/fio.out" >&2; tail -20 "$work/mount.log" "$work/target.log" >&2; echo "fio $row on $who failed" >&2; exit 1; }
+      if [ -n "$sampler" ]; then wait "$sampler" || true; fi
       if [ "$who" != ours ]; then
         kill -CONT "$target_pid" "$mount_pid"
       else
@@ -236,3 +276,69 @@ java -Djava.awt.headless=true -cp "$root/tools/build/rdmablock-tools.jar:$root/t
   org.rdmablock.tools.fio.FioChart "$out/fio-table.csv" "$out/fio-table.png" \
   "fio through FUSE: rdmablock mount, nbdkit + nbdfuse, the local file ($runtime s per row, medians of $rounds rounds)"
 echo "wrote $out/fio-table.md, fio-table.csv and fio-table.png" >&2
+if [ "$threads" = 1 ]; then
+  python3 - "$work/threads" "$out" "$rows" <<'PY'
+import collections, os, re, sys
+
+samples, out, rows = sys.argv[1], sys.argv[2], sys.argv[3].split()
+
+def load(path):
+    """Per (label, pid, tid): name, ns on a CPU, ns waiting, times scheduled; the machine's jiffies; the time."""
+    tasks, machine, when = {}, None, None
+    for line in open(path):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "#machine":
+            machine = (int(f[1]), int(f[2]))
+        elif f[0] == "#time":
+            when = float(f[1])
+        elif len(f) == 7:
+            tasks[(f[0], f[1], f[2])] = (f[3], int(f[4]), int(f[5]), int(f[6]))
+    return tasks, machine, when
+
+lines = ["| row | side | process: threads (count) | on a CPU, % of one core | waiting for a CPU | scheduled / s |",
+         "|---|---|---|---:|---:|---:|"]
+for row in rows:
+    for side in ("ours", "nbdfuse", "local"):
+        groups = collections.defaultdict(lambda: [0, 0, 0, set()])
+        seconds = busy = total = 0.0
+        for name in sorted(os.listdir(samples)):
+            r, _, rest = name.partition(".")
+            if r != row or not name.endswith(f".{side}.end"):
+                continue
+            start = os.path.join(samples, name[: -len(".end")] + ".start")
+            if not os.path.exists(start):
+                continue
+            a, am, at = load(start)
+            b, bm, bt = load(os.path.join(samples, name))
+            if at is None or bt is None or am is None or bm is None:
+                continue
+            seconds += bt - at
+            busy += bm[0] - am[0]
+            total += bm[1] - am[1]
+            for key, (tname, run, wait, slices) in b.items():
+                if key not in a:
+                    continue  # a thread born during the interval: its earlier time is not in it
+                g = groups[(key[0], re.sub(r"[-#_ ]?\d+$", "", tname))]
+                g[0] += run - a[key][1]
+                g[1] += wait - a[key][2]
+                g[2] += slices - a[key][3]
+                g[3].add(key[2])
+        if seconds <= 0:
+            continue
+        cpus = os.cpu_count() or 1
+        pct = lambda ns: 100.0 * ns / 1e9 / seconds
+        shown = sorted(groups.items(), key=lambda kv: -kv[1][0])
+        for (label, tname), (run, wait, slices, tids) in shown:
+            if pct(run) < 1.0:
+                continue
+            lines.append(f"| {row} | {side} | {label}: {tname} ({len(tids)}) | {pct(run):.1f} | {pct(wait):.1f} | {slices / seconds:,.0f} |")
+        run_all = sum(g[0] for g in groups.values())
+        wait_all = sum(g[1] for g in groups.values())
+        lines.append(f"| {row} | {side} | **all of the side's processes and fio**; the machine busy {100.0 * cpus * busy / total:.0f} % "
+                     f"of one core ({cpus} cores) | **{pct(run_all):.1f}** | **{pct(wait_all):.1f}** | |")
+text = "\n".join(lines)
+print(text)
+open(f"{out}/threads.md", "w").write(text + "\n")
+PY
+  echo "wrote $out/threads.md" >&2
+fi
