@@ -60,6 +60,7 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+if [ "$threads" = 1 ] && [ "$runtime" -lt 2 ]; then echo "--threads needs --runtime 2 or more" >&2; exit 2; fi
 ensure_packages fio:fio nbdkit:nbdkit nbdfuse:libnbd-bin fusermount3:fuse3 python3:python3
 bytes="$(python3 -c "import sys; n, u = sys.argv[1][:-1], sys.argv[1][-1].upper(); print(int(n) << {'K': 10, 'M': 20, 'G': 30}[u])" "$size")"
 quarter=$((bytes / 4))
@@ -144,6 +145,7 @@ fi
 # ns on a CPU, ns waiting for one, times scheduled), then the machine's busy and total jiffies and the time now
 thread_times() {
   local file="$1" entry pid task; shift
+  [ -d "${file%/*}" ] || return 0 # the run ended (a failed fio) and its work directory is gone
   {
     for entry in "$@" $(pgrep -x fio | sed 's/^/fio:/'); do
       pid="${entry#*:}"
@@ -158,7 +160,6 @@ thread_times() {
   } > "$file" 2>/dev/null || true
 }
 if [ "$threads" = 1 ]; then
-  [ "$runtime" -ge 2 ] || { echo "--threads needs --runtime 2 or more" >&2; exit 2; }
   mkdir -p "$work/threads"
   declare -A processes=([ours]="target:$target_pid mount:$mount_pid" [nbdfuse]="nbdkit:$nbdkit_pid nbdfuse:$nbdfuse_pid" [local]="")
 fi
