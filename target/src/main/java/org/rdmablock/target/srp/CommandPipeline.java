@@ -282,11 +282,6 @@ final class CommandPipeline implements AutoCloseable {
         }
     }
 
-    /** Backend calls handed to the blocking-call threads (any thread: a snapshot). */
-    long callsHandedOver() {
-        return statistics.count(Count.BLOCKING_CALLS); // counted by BlockingCalls, at each hand-over
-    }
-
     /** Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel. */
     int flushPosts() {
         return sendBatch.flush();

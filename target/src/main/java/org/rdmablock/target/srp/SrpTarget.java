@@ -164,8 +164,7 @@ public final class SrpTarget implements AutoCloseable {
      * cache did not hold, fdatasync, FUA writes, ...); 0 without blocking-call threads.
      */
     public long blockingCalls() {
-        final CommandPipeline p = pipeline;
-        return p == null ? 0 : p.callsHandedOver();
+        return statistics.count(TargetStatistics.Count.BLOCKING_CALLS); // counted by BlockingCalls, at each hand-over
     }
 
     /** Free command slots and data chunks in use (what a leak test watches). */
