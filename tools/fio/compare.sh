@@ -282,6 +282,7 @@ if [ "$threads" = 1 ]; then
 import collections, os, re, sys
 
 samples, out, rows = sys.argv[1], sys.argv[2], sys.argv[3].split()
+cpus = os.cpu_count() or 1
 
 def load(path):
     """Per (label, pid, tid): name, ns on a CPU, ns waiting, times scheduled; the machine's jiffies; the time."""
@@ -303,8 +304,7 @@ for row in rows:
         groups = collections.defaultdict(lambda: [0, 0, 0, set()])
         seconds = busy = total = 0.0
         for name in sorted(os.listdir(samples)):
-            r, _, rest = name.partition(".")
-            if r != row or not name.endswith(f".{side}.end"):
+            if name.partition(".")[0] != row or not name.endswith(f".{side}.end"):
                 continue
             start = os.path.join(samples, name[: -len(".end")] + ".start")
             if not os.path.exists(start):
@@ -326,7 +326,6 @@ for row in rows:
                 g[3].add(key[2])
         if seconds <= 0:
             continue
-        cpus = os.cpu_count() or 1
         pct = lambda ns: 100.0 * ns / 1e9 / seconds
         shown = sorted(groups.items(), key=lambda kv: -kv[1][0])
         for (label, tname), (run, wait, slices, tids) in shown:
