@@ -29,7 +29,7 @@
 # on a CPU, time runnable but waiting for one, times scheduled) is sampled, and the machine's busy time
 # (/proc/stat); prints a second table, per row and side, of the thread groups (digits dropped from thread names) in %
 # of one core over all the rounds' intervals together, and writes it as threads.md under --out. Reading the files takes a few ms per
-# sample; nothing else is added to the runs.
+# sample; nothing else is added to the runs. Verify rows are not sampled (not timed: no window known in advance).
 #
 # Installs fio, nbdkit, libnbd-bin (nbdfuse), fuse3 and python3 with apt-get when missing (sudo unless root).
 set -euo pipefail
@@ -174,7 +174,8 @@ for round in $(seq 1 "$rounds"); do
       # other sides run, so that they do not pay for it
       if [ "$who" != ours ]; then kill -STOP "$target_pid" "$mount_pid"; fi
       sampler=""
-      if [ "$threads" = 1 ]; then
+      # verify rows are not timed (a write pass, then a checking read pass, of --verify-size bytes): no window to sample
+      if [ "$threads" = 1 ] && [[ "$row" != verify-* ]]; then
         sample="$work/threads/$row.$round.$who"
         # shellcheck disable=SC2086 # the label:pid list splits on purpose
         ( sleep "$ramp"; sleep 0.5; thread_times "$sample.start" ${processes[$who]}
@@ -337,6 +338,9 @@ for row in rows:
         lines.append(f"| {row} | {side} | **all of the side's processes and fio**; the machine busy {100.0 * cpus * busy / total:.0f} % "
                      f"of one core ({cpus} cores) | **{pct(run_all):.1f}** | **{pct(wait_all):.1f}** | |")
 text = "\n".join(lines)
+if any(row.startswith("verify-") for row in rows):
+    text += ("\n\nVerify rows are not sampled: they are not timed (a write pass, then a read pass that checks, of"
+             " --verify-size bytes), so they have no window known in advance.")
 print(text)
 open(f"{out}/threads.md", "w").write(text + "\n")
 PY
