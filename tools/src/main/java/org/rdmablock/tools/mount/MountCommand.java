@@ -41,7 +41,7 @@ public final class MountCommand implements Callable<Integer> {
      * 12 FUSE worker threads: requests served at once (more wait in the kernel's queue, up to its max_background of
      * {@link LunFileSystem#MAX_BACKGROUND}); 12 MiB registered. On two cores fewer threads than requests in flight did
      * better: 1 MiB rows 0.91 - 1.02 of nbdfuse with 12 against 0.87 - 0.94 with 32, 4 KiB iodepth-16 rows 1.19 - 1.36
-     * against 1.04 - 1.34 (README, "The FUSE volume against nbdkit + nbdfuse"); libfuse's own default, which nbdfuse
+     * against 1.04 - 1.34 (tools/fio/1mib-rows.md, "Fewer FUSE threads"); libfuse's own default, which nbdfuse
      * runs with, is 10.
      */
     static final int DEFAULT_FUSE_THREADS = 12;
