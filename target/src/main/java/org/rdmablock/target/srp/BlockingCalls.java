@@ -44,19 +44,22 @@ final class BlockingCalls {
      * the calls handed over and not those the poller made itself.
      */
     private final TargetStatistics statistics;
+    /** How the blocking-call threads post: at once (they are not the poller, whose posts wait for its cycle's end). */
+    private final DirectPosts posts;
     /** Calls the poller made itself because every ring was full (statistics; poller thread writes). */
     volatile long madeByPoller;
 
     @SuppressWarnings("unchecked")
-    BlockingCalls(final int threads, final int slotCount, final TargetStatistics statistics) {
+    BlockingCalls(final int threads, final int slotCount, final TargetStatistics statistics, final DirectPosts posts) {
         this.statistics = statistics;
+        this.posts = posts;
         final int size = Integer.highestOneBit(Math.max(2, slotCount) - 1) << 1;
         this.disruptors = new Disruptor[threads];
         this.rings = new RingBuffer[threads];
         for (int i = 0; i < threads; i++) {
             disruptors[i] = new Disruptor<>(Event::new, size, Thread.ofPlatform().daemon().name("srp-blocking-" + i).factory(),
                     ProducerType.SINGLE, PhasedBackoffWaitStrategy.withLiteLock(0, 0, TimeUnit.MICROSECONDS));
-            disruptors[i].handleEventsWith((event, sequence, endOfBatch) -> make(event.slot));
+            disruptors[i].handleEventsWith((event, sequence, endOfBatch) -> make(event.slot, posts));
             rings[i] = disruptors[i].start();
         }
     }
@@ -77,7 +80,7 @@ final class BlockingCalls {
         }
         if (chosen < 0) {
             madeByPoller++;
-            make(slot);
+            make(slot, null); // on the poller: its posts stay in its batch
             return;
         }
         next = (chosen + 1) % threads;
@@ -89,7 +92,11 @@ final class BlockingCalls {
         ring.publish(sequence);
     }
 
-    private static void make(final CommandSlot slot) {
+    /** Makes the slot's stashed call; {@code posts}, when not null, is the calling thread's poster for the slot. */
+    private static void make(final CommandSlot slot, final SendPoster posts) {
+        if (posts != null) {
+            slot.postsThrough(posts);
+        }
         try {
             slot.deferredCall.run();
         } catch (RuntimeException e) { // the backends turn their own failures into a status; this is a bug past them

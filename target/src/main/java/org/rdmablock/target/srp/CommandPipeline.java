@@ -33,7 +33,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,16 +119,16 @@ final class CommandPipeline implements AutoCloseable {
     private final CommandSlot[] slots;
     private final Disruptor<PipelineEvent> disruptor;
     private final RingBuffer<PipelineEvent> ring;
-    final AtomicReferenceArray<SrpChannel> channels;
-    private final ConcurrentLinkedQueue<CommandSlot> failedPosts = new ConcurrentLinkedQueue<>();
+    /** The target's channels: it enters them at login; the intake stage looks them up and removes drained ones. */
+    private final ChannelTable channels;
+    /** Slots back without a completion (refused posts, dropped commands' returned backend calls), for the intake stage. */
+    private final ReturnedSlots returned = new ReturnedSlots();
     /** Channels whose connection ended (rdma_cm's disconnect, on a provider thread), for the intake stage. */
     private final ConcurrentLinkedQueue<SrpChannel> disconnected = new ConcurrentLinkedQueue<>();
     /** Channels a login with multichannel action SINGLE ended (login threads): the intake stage logs them out. */
     private final ConcurrentLinkedQueue<SrpChannel> endedBySingle = new ConcurrentLinkedQueue<>();
     /** The shared receive buffers (SRQ mode), or null. */
-    final ReceiveBuffers sharedReceives;
-    /** QP number to channel, for shared receives; null without an SRQ. */
-    final QueuePairDirectory directory;
+    private final ReceiveBuffers sharedReceives;
     private final long maxIoSize;
     private final long idleTimeoutNanos;
     /** A command still with its backend thread this long after the hand-over is answered (0: never). */
@@ -164,14 +163,18 @@ final class CommandPipeline implements AutoCloseable {
     private final AtomicLong pollerEventsHandled = new AtomicLong();
     private final PipelineExceptionHandler exceptionHandler = new PipelineExceptionHandler();
     /** The poller thread's posts of one duty cycle, when it runs the pipeline ({@code backendThreads} 0). */
-    final SendBatch sendBatch = new SendBatch(this);
+    private final SendBatch sendBatch = new SendBatch(returned);
+    /** The posts of every thread but a poller that runs the pipeline. */
+    private final DirectPosts directPosts = new DirectPosts(returned);
+    /** The intake stage's poster: the poller's batch without backend threads, else direct. */
+    private final SendPoster intakePosts;
     /** Commands answered, for statistics and tests. */
-    final AtomicLong commandsCompleted = new AtomicLong();
+    private final AtomicLong commandsCompleted = new AtomicLong();
     /** What the intake stage records each command into. */
     private final TargetStatistics statistics;
 
     CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
-                    final int ringSize, final int backendThreads, final int blockingThreads, final int maxChannels,
+                    final int ringSize, final int backendThreads, final int blockingThreads, final ChannelTable channels,
                     final java.time.Duration idleTimeout,
                     final java.time.Duration commandTimeout,
                     final ReceiveBuffers sharedReceives, final TargetStatistics statistics,
@@ -180,7 +183,6 @@ final class CommandPipeline implements AutoCloseable {
         this.pd = pd;
         this.inPlaceLuns = inPlaceLuns && IN_PLACE_LUNS;
         this.sharedReceives = sharedReceives;
-        this.directory = sharedReceives != null ? new QueuePairDirectory(maxChannels) : null;
         this.maxIoSize = maxIoSize;
         this.idleTimeoutNanos = idleTimeout.toNanos();
         this.commandTimeoutNanos = commandTimeout.toNanos();
@@ -191,10 +193,10 @@ final class CommandPipeline implements AutoCloseable {
                 AccessFlags.LOCAL_WRITE);
         this.slots = new CommandSlot[slotCount];
         for (int i = 0; i < slotCount; i++) {
-            slots[i] = new CommandSlot(i, this, responseRegion, descriptorRegion);
+            slots[i] = new CommandSlot(i, returned, responseRegion, descriptorRegion);
         }
-        this.channels = new AtomicReferenceArray<>(maxChannels);
-        this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxChannels);
+        this.channels = java.util.Objects.requireNonNull(channels);
+        this.intake = new Intake(slotCount, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), channels.capacity());
         if (backendThreads < 0) {
             throw new IllegalArgumentException("backend threads " + backendThreads
                     + ": an unresolved \"auto\" (PipelineConfig.resolve gives the count)");
@@ -209,10 +211,12 @@ final class CommandPipeline implements AutoCloseable {
             this.disruptor = null;
             this.ring = null;
             this.pollerEvent = new PipelineEvent();
-            this.inlineBackend = new BackendStage(0, 1);
-            this.blockingCalls = blockingThreads > 0 ? new BlockingCalls(blockingThreads, slotCount, statistics) : null;
+            this.intakePosts = sendBatch;
+            this.inlineBackend = new BackendStage(0, 1, sendBatch);
+            this.blockingCalls = blockingThreads > 0 ? new BlockingCalls(blockingThreads, slotCount, statistics, directPosts) : null;
             return;
         }
+        this.intakePosts = directPosts;
         this.blockingCalls = null;
         this.pollerEvent = null;
         this.inlineBackend = null;
@@ -220,7 +224,7 @@ final class CommandPipeline implements AutoCloseable {
                 ProducerType.SINGLE, sleepWhenIdle ? sleepingStages() : new SleepingWaitStrategy());
         final BackendStage[] backends = new BackendStage[backendThreads];
         for (int i = 0; i < backendThreads; i++) {
-            backends[i] = new BackendStage(i, backendThreads);
+            backends[i] = new BackendStage(i, backendThreads, directPosts);
         }
         disruptor.handleEventsWith(intake).then(backends);
         disruptor.setDefaultExceptionHandler(exceptionHandler);
@@ -270,19 +274,19 @@ final class CommandPipeline implements AutoCloseable {
     }
 
     /**
-     * Poller thread, as it starts: without backend threads it runs every command itself, so its posts gather in
-     * {@link #sendBatch} until {@link #flushPosts} (with backend threads it posts nothing).
+     * Poller thread, as it starts: with blocking-call threads it binds the point where its backend calls that would
+     * wait are left for them.
      */
     void pollerStarted() {
-        if (pollerEvent != null) {
-            sendBatch.ownedBy(Thread.currentThread());
-        }
         if (blockingCalls != null) {
             deferralPoint = org.rdmablock.target.backend.DeferredCall.bindToCurrentThread();
         }
     }
 
-    /** Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel. */
+    /**
+     * Poller thread, at the end of each duty cycle: posts what the cycle's work gathered, one chain per channel
+     * (without backend threads; with them the poller posts nothing).
+     */
     int flushPosts() {
         return sendBatch.flush();
     }
@@ -294,7 +298,7 @@ final class CommandPipeline implements AutoCloseable {
 
     /** Whether the intake stage has side-queue work (failed posts, ended connections) that only a tick brings it to. */
     boolean hasHousekeeping() {
-        return !failedPosts.isEmpty() || !disconnected.isEmpty() || !endedBySingle.isEmpty();
+        return !returned.isEmpty() || !disconnected.isEmpty() || !endedBySingle.isEmpty();
     }
 
     /**
@@ -308,14 +312,6 @@ final class CommandPipeline implements AutoCloseable {
     /** Provider thread: the channel's connection ended; the intake stage drains and frees it. */
     void disconnected(final SrpChannel channel) {
         disconnected.add(channel);
-    }
-
-    /** A response or READ post was refused (its QP is gone or in error): no completion will free the slot. */
-    void postFailed(final CommandSlot slot, final RuntimeException cause) {
-        if (cause != null) {
-            LOG.warn("post refused on {}: {}", slot.channel, cause.getMessage());
-        }
-        failedPosts.add(slot);
     }
 
     /** From now on the intake stage logs every channel out (SrpTarget.close). */
@@ -362,6 +358,11 @@ final class CommandPipeline implements AutoCloseable {
 
     private long handledUpTo() {
         return ring != null ? ring.getMinimumGatingSequence() : pollerEventsHandled.get();
+    }
+
+    /** Commands answered since start (any thread). */
+    long commandsCompleted() {
+        return commandsCompleted.get();
     }
 
     /** Slots currently free, for tests (read on any thread: a snapshot). */
@@ -455,6 +456,11 @@ final class CommandPipeline implements AutoCloseable {
         @Override
         public void onEvent(final PipelineEvent event, final long sequence, final boolean endOfBatch) {
             switch (event.kind) {
+                case WorkRequestIds.DATA_OUT, WorkRequestIds.TABLE, WorkRequestIds.DATA_IN ->
+                        slots[event.index].postsThrough(intakePosts); // back from a backend thread, maybe
+                default -> { }
+            }
+            switch (event.kind) {
                 case WorkRequestIds.RECEIVE, RECEIVE_SHARED -> received(event);
                 case WorkRequestIds.DATA_OUT -> dataOutArrived(event);
                 case WorkRequestIds.TABLE -> tableArrived(event);
@@ -470,7 +476,7 @@ final class CommandPipeline implements AutoCloseable {
 
         private void received(final PipelineEvent event) {
             if (event.kind == RECEIVE_SHARED) {
-                event.channel = directory.channelOf(event.channel); // the poller passed the QP number
+                event.channel = channels.channelOfQueuePair(event.channel); // the poller passed the QP number
             }
             final SrpChannel channel = event.channel < 0 ? null : channels.get(event.channel);
             if (channel == null) {
@@ -544,7 +550,7 @@ final class CommandPipeline implements AutoCloseable {
                 case SrpOpcode.I_LOGOUT -> {
                     LOG.info("{} logged out: SRP_I_LOGOUT; {} command(s) in flight", channel, channel.outstandingCommands);
                     channel.closing = true;
-                    sendBatch.flush(); // the responses this cycle made go before the disconnect, as they did unbatched
+                    intakePosts.flush(); // the responses this cycle made go before the disconnect, as they did unbatched
                     channel.disconnect();
                     return true;
                 }
@@ -850,6 +856,7 @@ final class CommandPipeline implements AutoCloseable {
         private CommandSlot takeSlot() {
             final CommandSlot slot = slots[freeSlots[--freeCount]];
             slot.inUse = true;
+            slot.postsThrough(intakePosts);
             slot.aborted = false;
             slot.phase = CommandSlot.IDLE;
             slot.disconnectAfter = false;
@@ -935,7 +942,7 @@ final class CommandPipeline implements AutoCloseable {
                 }
             }
             CommandSlot failed;
-            while ((failed = failedPosts.poll()) != null) {
+            while ((failed = returned.poll()) != null) {
                 if (failed.phase == CommandSlot.TIMED_OUT && !failed.releaseHold()) {
                     continue; // the other of its response and its backend call is still out
                 }
@@ -949,7 +956,7 @@ final class CommandPipeline implements AutoCloseable {
             if (commandTimeoutNanos > 0) {
                 answerTimedOutCommands(now);
             }
-            for (int i = 0; i < channels.length(); i++) {
+            for (int i = 0; i < channels.capacity(); i++) {
                 final SrpChannel channel = channels.get(i);
                 if (channel == null || channel.closing || channel.loggingOut || freeCount == 0) {
                     continue;
@@ -976,7 +983,7 @@ final class CommandPipeline implements AutoCloseable {
             CommandSlot example = null;
             for (final CommandSlot slot : slots) {
                 if (slot.phase == CommandSlot.IN_BACKEND && !slot.aborted && now - slot.readyNanos > commandTimeoutNanos
-                        && slot.answerTimedOut()) {
+                        && slot.answerTimedOut(intakePosts)) {
                     answered++;
                     example = slot;
                 }
@@ -1020,12 +1027,9 @@ final class CommandPipeline implements AutoCloseable {
         }
 
         private void releaseIfDrained(final SrpChannel channel) {
-            if (channel.drained() && channels.compareAndSet(channel.id, channel, null)) {
+            if (channel.drained() && channels.remove(channel)) {
                 LOG.debug("{} closed: its queue pair and buffers released", channel);
                 statistics.channelLeft(channel.session);
-                if (directory != null) {
-                    directory.remove(channel.queuePair.qpNum());
-                }
                 try {
                     channel.release();
                 } catch (RuntimeException e) {
@@ -1039,10 +1043,13 @@ final class CommandPipeline implements AutoCloseable {
     private final class BackendStage implements EventHandler<PipelineEvent> {
         private final int ordinal;
         private final int threads;
+        /** The posts of the thread this stage runs on: the poller's batch inline, else direct. */
+        private final SendPoster posts;
 
-        BackendStage(final int ordinal, final int threads) {
+        BackendStage(final int ordinal, final int threads, final SendPoster posts) {
             this.ordinal = ordinal;
             this.threads = threads;
+            this.posts = posts;
         }
 
         @Override
@@ -1052,12 +1059,12 @@ final class CommandPipeline implements AutoCloseable {
                 if (slot.phase == CommandSlot.TIMED_OUT) {
                     slot.backendReturned(); // answered by the timeout while it queued behind a slow call
                 } else if (slot.aborted) {
-                    if (slot.leaveBackend()) {
-                        postFailed(slot, null); // dropped: the intake stage frees it and returns its credit
-                    } else {
-                        slot.backendReturned();
-                    }
+                    // dropped: the intake stage frees it and returns its credit (or, if the timeout answered it
+                    // first, takes this as the return of its backend call)
+                    slot.leaveBackend();
+                    slot.backendReturned();
                 } else if (deferralPoint != null && this == inlineBackend) {
+                    slot.postsThrough(posts);
                     // the poller with blocking-call threads: a backend call that would wait is stashed in the slot
                     deferralPoint.aim(slot.deferredCall);
                     try {
@@ -1069,6 +1076,7 @@ final class CommandPipeline implements AutoCloseable {
                         }
                     }
                 } else {
+                    slot.postsThrough(posts);
                     slot.channel.units.execute(slot.lunField, slot.command);
                 }
             }

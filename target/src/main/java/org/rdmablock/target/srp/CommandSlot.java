@@ -28,10 +28,10 @@ import java.lang.foreign.MemorySegment;
  * <p>Life: the intake stage takes a free slot for an IU, fills it ({@link #load}) and either posts the data-out
  * READs or hands it to a backend thread; the backend thread executes the command and, in {@link #completed}, posts
  * the data-in WRITEs and the response as one chain (RC ordering puts the data before the response); the response's
- * send completion returns the slot to the intake stage, which frees it. On the poller thread that runs the pipeline
- * ({@code backend_threads = 0}) each post joins the duty cycle's {@link SendBatch} instead of going at once. One thread
- * touches a slot at a time, handed over through the ring (or the failed-post queue), so its fields need no
- * synchronisation.
+ * send completion returns the slot to the intake stage, which frees it. Whoever hands the slot to a thread gives it
+ * that thread's {@link SendPoster} ({@link #postsThrough}): the poller running the pipeline ({@code backend_threads = 0})
+ * batches its posts per duty cycle, every other thread posts at once. One thread touches a slot at a time, handed over
+ * through the ring (or {@link ReturnedSlots}), so its fields need no synchronisation.
  */
 final class CommandSlot implements ScsiCompletion {
     /**
@@ -78,7 +78,10 @@ final class CommandSlot implements ScsiCompletion {
     final ScsiCommand command = new ScsiCommand();
     /** A backend call of this command the poller did not make (it would wait), for a blocking-call thread. */
     final org.rdmablock.target.backend.DeferredCall deferredCall = new org.rdmablock.target.backend.DeferredCall();
-    private final CommandPipeline pipeline;
+    /** Where the slot goes back when a post is refused or a dropped command's backend call returns. */
+    private final ReturnedSlots returned;
+    /** How this slot's posts are made on the thread that runs it now (given by the thread that handed it over). */
+    private SendPoster posts;
     private final MemoryRegion responses;
     private final long responseOffset;
     private final MemoryRegion descriptors;
@@ -152,9 +155,9 @@ final class CommandSlot implements ScsiCompletion {
     int batchRequests;
     CommandSlot batchNext;
 
-    CommandSlot(final int index, final CommandPipeline pipeline, final MemoryRegion responses, final MemoryRegion descriptors) {
+    CommandSlot(final int index, final ReturnedSlots returned, final MemoryRegion responses, final MemoryRegion descriptors) {
         this.index = index;
-        this.pipeline = pipeline;
+        this.returned = returned;
         this.responses = responses;
         this.responseOffset = (long) index * RESPONSE_BYTES;
         this.descriptors = descriptors;
@@ -164,6 +167,11 @@ final class CommandSlot implements ScsiCompletion {
         }
         command.setCompletion(this);
         command.setAttachment(this);
+    }
+
+    /** The poster of the thread the slot is handed to: the one its next posts go through. */
+    void postsThrough(final SendPoster poster) {
+        posts = poster;
     }
 
     /**
@@ -398,10 +406,11 @@ final class CommandSlot implements ScsiCompletion {
      * ABORTED COMMAND, COMMAND TIMEOUT DURING PROCESSING, no data. False when the backend answered first. The slot and
      * its data buffer stay taken until the backend call returns as well.
      */
-    boolean answerTimedOut() {
+    boolean answerTimedOut(final SendPoster intakePosts) {
         if (!PHASE.compareAndSet(this, IN_BACKEND, TIMED_OUT)) {
             return false;
         }
+        posts = intakePosts; // the backend thread lost the race: it posts nothing more
         holds = 2;
         final SrpChannel ch = channel;
         response.wrap(responses.segment(), responseOffset).reset();
@@ -418,7 +427,7 @@ final class CommandSlot implements ScsiCompletion {
 
     /** Backend thread: the call of a timed-out command returned; the intake stage takes it through the side queue. */
     void backendReturned() {
-        pipeline.postFailed(this, null);
+        returned.backendReturned(this);
     }
 
     /** Answers a task management request with {@code responseCode} (SRP_RSP with RSPVALID). */
@@ -459,21 +468,8 @@ final class CommandSlot implements ScsiCompletion {
         return responseSend;
     }
 
-    /**
-     * Posts {@code chain} (its last request signalled), or on the poller thread running the pipeline, adds it to the
-     * cycle's batch. A refusal hands the slot to the side queue either way.
-     */
+    /** Posts {@code chain} (its last request signalled) through the running thread's poster. */
     private void post(final SendWorkRequest chain) {
-        final SendBatch batch = pipeline.sendBatch;
-        if (batch.defers()) {
-            batch.add(this, chain);
-            return;
-        }
-        try {
-            channel.queuePair.postSend(chain);
-        } catch (RuntimeException e) {
-            // The QP is gone or in error: no completion will come, so hand the slot back through the side queue.
-            pipeline.postFailed(this, e);
-        }
+        posts.post(this, chain);
     }
 }

@@ -11,38 +11,26 @@ import org.slf4j.LoggerFactory;
  * poll batch cost one post each QP instead of one per command (one doorbell on a device, one system call on Soft-RoCE,
  * one socket write on the soft provider). The initiator batches its commands the same way.
  *
- * <p>Poller thread only: {@link #defers} is false on every other thread (the backend threads' and the login
- * thread's posts go at once). The slots and channels are linked through their own fields, so a batch allocates
- * nothing. Nothing is lost if a post fails: each slot whose signalled request was not accepted goes to
- * {@link CommandPipeline#postFailed}, as a refused post of its own would. A channel is never released with a slot in
- * a batch, since the slot counts as outstanding until its last request completes.
+ * <p>Poller thread only: it is the poster the pipeline gives the slots the poller runs; the backend threads' and
+ * blocking-call threads' slots get {@link DirectPosts}. The slots and channels are linked through their own fields,
+ * so a batch allocates nothing. Nothing is lost if a post fails: each slot whose signalled request was not accepted
+ * goes to {@link ReturnedSlots}, as a refused post of its own would. A channel is never released with a slot in a
+ * batch, since the slot counts as outstanding until its last request completes.
  */
-final class SendBatch {
+final class SendBatch implements SendPoster {
     private static final Logger LOG = LoggerFactory.getLogger(SendBatch.class);
-    private final CommandPipeline pipeline;
-    /** The thread whose posts are deferred: the poller's, once it runs the pipeline itself; null otherwise. */
-    private Thread owner;
+    private final ReturnedSlots returned;
     /** Channels with deferred chains, linked through {@link SrpChannel#batchNextChannel}. */
     private SrpChannel firstChannel;
     private SrpChannel lastChannel;
 
-    SendBatch(final CommandPipeline pipeline) {
-        this.pipeline = pipeline;
-    }
-
-    /** The poller thread, when it runs the pipeline itself: its posts are deferred from now on. */
-    void ownedBy(final Thread thread) {
-        owner = thread;
-    }
-
-    /** Whether the calling thread's posts wait for {@link #flush}. */
-    boolean defers() {
-        // a plain read: only the owner itself wrote it, so any other thread sees null or another thread
-        return Thread.currentThread() == owner;
+    SendBatch(final ReturnedSlots returned) {
+        this.returned = returned;
     }
 
     /** Appends {@code chain}, the slot's requests (its last one signalled), to its channel's chain. */
-    void add(final CommandSlot slot, final SendWorkRequest chain) {
+    @Override
+    public void post(final CommandSlot slot, final SendWorkRequest chain) {
         final SrpChannel channel = slot.channel;
         int requests = 1;
         SendWorkRequest tail = chain;
@@ -71,7 +59,8 @@ final class SendBatch {
     }
 
     /** Posts every channel's chain; returns the number of channels posted to. */
-    int flush() {
+    @Override
+    public int flush() {
         int posted = 0;
         SrpChannel channel = firstChannel;
         firstChannel = null;
@@ -110,7 +99,7 @@ final class SendBatch {
             slot.batchNext = null;
             if (covered > accepted) {
                 // its last request, the signalled one, was not posted: no completion will free it
-                pipeline.postFailed(slot, null);
+                returned.postRefused(slot, null);
                 slots++;
             }
             slot = next;

@@ -72,6 +72,10 @@ public final class SrpTarget implements AutoCloseable {
     private SharedReceiveQueue srq;
     /** Made on the first connection; volatile for the methods that read it on other threads (reload, statistics). */
     private volatile CommandPipeline pipeline;
+    /** The channels logged in; made with the pipeline, which looks them up. */
+    private volatile ChannelTable channels;
+    /** The shared receive buffers (SRQ mode), or null; made with the pipeline. */
+    private ReceiveBuffers sharedReceives;
     private CompletionPoller poller;
     private Thread pollerThread;
     /** The completion poller's thread; with {@code backend_threads = 0} it runs every command too. */
@@ -140,23 +144,14 @@ public final class SrpTarget implements AutoCloseable {
 
     /** Channels logged in now. */
     public int channelCount() {
-        final CommandPipeline p = pipeline;
-        if (p == null) {
-            return 0;
-        }
-        int n = 0;
-        for (int i = 0; i < p.channels.length(); i++) {
-            if (p.channels.get(i) != null) {
-                n++;
-            }
-        }
-        return n;
+        final ChannelTable table = channels;
+        return table == null ? 0 : table.count();
     }
 
     /** Commands answered since start. */
     public long commandsCompleted() {
         final CommandPipeline p = pipeline;
-        return p == null ? 0 : p.commandsCompleted.get();
+        return p == null ? 0 : p.commandsCompleted();
     }
 
     /**
@@ -178,12 +173,12 @@ public final class SrpTarget implements AutoCloseable {
      * REPORT LUNS and REQUEST SENSE) with UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, as LIO does.
      */
     public void lunInventoryChanged(final InitiatorPortId initiator) {
-        final CommandPipeline p = pipeline;
-        if (p == null) {
+        final ChannelTable table = channels;
+        if (table == null) {
             return;
         }
-        for (int i = 0; i < p.channels.length(); i++) {
-            final SrpChannel channel = p.channels.get(i);
+        for (int i = 0; i < table.capacity(); i++) {
+            final SrpChannel channel = table.get(i);
             if (channel != null && channel.initiator.equals(initiator)) {
                 channel.nexusLunsChanged.set(true); // one flag per nexus: its channels share it
             }
@@ -260,10 +255,10 @@ public final class SrpTarget implements AutoCloseable {
             login.rejectReason = SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL;
             login.rejectWhy = "initiator " + login.initiator + " is on no LUN's access list";
         }
-        final int channelId = login.rejectReason == 0 ? freeChannelId() : -1;
+        final int channelId = login.rejectReason == 0 ? channels.freeId() : -1;
         if (login.rejectReason == 0 && channelId < 0) {
             login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
-            login.rejectWhy = "all " + pipeline.channels.length() + " channels are in use";
+            login.rejectWhy = "all " + channels.capacity() + " channels are in use";
         }
         if (login.rejectReason != 0) {
             statistics.loginRejected();
@@ -283,7 +278,7 @@ public final class SrpTarget implements AutoCloseable {
         try {
             channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
                     (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
-                    readDepth(request.readDepths()), pipeline.sharedReceives, session);
+                    readDepth(request.readDepths()), sharedReceives, session);
         } catch (RuntimeException e) {
             statistics.channelLeft(session);
             throw e;
@@ -292,10 +287,7 @@ public final class SrpTarget implements AutoCloseable {
         // before the channel is published: it takes its nexus's unit attention flag from the others
         channel.multichannelResult = applyMultichannelAction(login, channel);
         channel.login = login;
-        pipeline.channels.set(channelId, channel);
-        if (pipeline.directory != null) {
-            pipeline.directory.add(qp.qpNum(), channelId);
-        }
+        channels.enter(channel);
         request.onDisconnect(id -> pipeline.disconnected(channel));
         return channel;
     }
@@ -313,10 +305,7 @@ public final class SrpTarget implements AutoCloseable {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
             // Nothing was served yet: the QP goes with the id, its receives without completions.
-            if (pipeline.channels.compareAndSet(channelId, channel, null)) {
-                if (pipeline.directory != null) {
-                    pipeline.directory.remove(channel.queuePair.qpNum());
-                }
+            if (channels.remove(channel)) {
                 statistics.channelLeft(channel.session);
                 channel.release();
             }
@@ -339,8 +328,8 @@ public final class SrpTarget implements AutoCloseable {
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
     private int applyMultichannelAction(final LoginNegotiation login, final SrpChannel admitted) {
         final List<SrpChannel> others = new ArrayList<>();
-        for (int i = 0; i < pipeline.channels.length(); i++) {
-            final SrpChannel other = pipeline.channels.get(i);
+        for (int i = 0; i < channels.capacity(); i++) {
+            final SrpChannel other = channels.get(i);
             if (other != null && other != admitted && other.initiator.equals(login.initiator)) {
                 // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
                 admitted.nexusLunsChanged = other.nexusLunsChanged;
@@ -360,15 +349,6 @@ public final class SrpTarget implements AutoCloseable {
             pipeline.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
         }
         return SrpLoginResponse.MULTICHANNEL_TERMINATED;
-    }
-
-    private int freeChannelId() {
-        for (int i = 0; i < pipeline.channels.length(); i++) {
-            if (pipeline.channels.get(i) == null) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     /** Makes the PD, CQ and pipeline on the first connection's device; false for a connection on another device. */
@@ -393,8 +373,10 @@ public final class SrpTarget implements AutoCloseable {
         final long maxIo = config.channel().maxIoSize();
         final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
+        sharedReceives = shared;
+        channels = new ChannelTable(channelsServed, shared != null);
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(), p.blockingThreads(),
-                channelsServed, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
+                channels, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
                 p.completions() == PipelineConfig.CompletionMode.EVENT,
                 !provider.registrationPinsMemory()); // a LUN's mapping registered whole would be locked in RAM
         poller = new CompletionPoller(cq, completionChannel, pipeline);
@@ -444,8 +426,8 @@ public final class SrpTarget implements AutoCloseable {
         if (pipeline != null) {
             pipeline.shutDown(); // SRP_T_LOGOUT to every channel, then each disconnects once it has gone
             awaitChannelsDrained(SHUTDOWN_LOGOUT_WAIT);
-            for (int i = 0; i < pipeline.channels.length(); i++) {
-                final SrpChannel channel = pipeline.channels.get(i);
+            for (int i = 0; i < channels.capacity(); i++) {
+                final SrpChannel channel = channels.get(i);
                 if (channel != null) {
                     channel.disconnect();
                 }
@@ -457,8 +439,8 @@ public final class SrpTarget implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            for (int i = 0; i < pipeline.channels.length(); i++) {
-                final SrpChannel channel = pipeline.channels.getAndSet(i, null);
+            for (int i = 0; i < channels.capacity(); i++) {
+                final SrpChannel channel = channels.take(i);
                 if (channel != null) {
                     statistics.channelLeft(channel.session);
                     channel.release(); // did not drain in time: its QP goes without completions

@@ -102,7 +102,8 @@ final class PipelineHarness implements AutoCloseable {
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
         statistics.lunsServed(List.of(0));
-        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, channelCount,
+        final ChannelTable table = new ChannelTable(channelCount, false);
+        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, table,
                 java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false, inPlace);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
@@ -116,7 +117,7 @@ final class PipelineHarness implements AutoCloseable {
             channels[c] = new SrpChannel(c, null, queuePairs[c], initiator, units, queueDepth, IU_LENGTH,
                     IU_LENGTH, IMMEDIATE_OFFSET, SrpTarget.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
             channels[c].postAllReceives();
-            pipeline.channels.set(c, channels[c]);
+            table.enter(channels[c]);
         }
         for (final CommandIus.Kind kind : CommandIus.Kind.values()) {
             templates[kind.ordinal()] = arena.allocate(IU_LENGTH, 8);
