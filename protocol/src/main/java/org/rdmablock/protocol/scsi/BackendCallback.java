@@ -8,4 +8,12 @@ package org.rdmablock.protocol.scsi;
 @FunctionalInterface
 public interface BackendCallback {
     void completed(BackendStatus status);
+
+    /**
+     * The caller's word on waiting, asked by a backend whose call may wait on a device: null (the default) when the
+     * calling thread may wait; otherwise where the backend leaves such a call instead of making it.
+     */
+    default CallDeferral deferral() {
+        return null;
+    }
 }

@@ -48,7 +48,19 @@ public final class ScsiCommand {
     // Engine state for the command in flight.
     final CdbDecoder decoder = new CdbDecoder();
     MemorySegment scratch = Arena.ofAuto().allocate(INITIAL_SCRATCH, 8);
-    final BackendCallback backendCallback = this::backendCompleted;
+    final BackendCallback backendCallback = new BackendCallback() {
+        @Override
+        public void completed(final BackendStatus backendStatus) {
+            backendCompleted(backendStatus);
+        }
+
+        @Override
+        public CallDeferral deferral() {
+            return deferral;
+        }
+    };
+    /** Where the backend calls that would wait go while the caller must not wait; null when it may. */
+    private CallDeferral deferral;
     /** Trampoline for chained backend operations: see {@link LogicalUnit}. */
     final AtomicInteger issueState = new AtomicInteger();
     volatile BackendStatus inlineStatus;
@@ -125,6 +137,16 @@ public final class ScsiCommand {
 
     public Object attachment() {
         return attachment;
+    }
+
+    /**
+     * Says, before the command runs on a thread, whether that thread may wait on a device: null when it may (the
+     * default); otherwise the {@link CallDeferral} its backend calls that would wait are left in, to be made by a
+     * thread that may (which sets null first).
+     */
+    public ScsiCommand deferBlockingCallsTo(final CallDeferral deferral) {
+        this.deferral = deferral;
+        return this;
     }
 
     public MemorySegment dataBuffer() {

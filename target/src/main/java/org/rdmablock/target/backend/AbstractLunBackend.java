@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.protocol.scsi.CallDeferral;
 import org.rdmablock.target.config.LunConfig;
 
 /**
@@ -47,16 +48,16 @@ abstract class AbstractLunBackend implements LunBackend {
     public final void read(long deviceOffset, MemorySegment buffer, long bufferOffset, int length, BackendCallback callback) {
         BackendStatus status = BackendStatus.INTERNAL_ERROR;
         if (!closed.get() && inDevice(deviceOffset, length) && inBuffer(buffer, bufferOffset, length)) {
-            DeferredCall.Point point = mayBlock() ? DeferredCall.aimedPoint() : null;
+            CallDeferral deferral = mayBlock() ? callback.deferral() : null;
             try {
-                status = point == null ? readChecked(deviceOffset, buffer, bufferOffset, length)
-                        : readWithoutBlocking(point, deviceOffset, buffer, bufferOffset, length);
+                status = deferral == null ? readChecked(deviceOffset, buffer, bufferOffset, length)
+                        : readWithoutBlocking(deferral.scratch(), deviceOffset, buffer, bufferOffset, length);
             } catch (RuntimeException e) {
                 logUnexpected("read", e);
                 status = BackendStatus.INTERNAL_ERROR;
             }
             if (status == null) {
-                DeferredCall.deferRead(point, this, deviceOffset, buffer, bufferOffset, length, callback);
+                deferral.deferRead(this, deviceOffset, buffer, bufferOffset, length, callback);
                 return;
             }
         }
@@ -69,16 +70,16 @@ abstract class AbstractLunBackend implements LunBackend {
                             BackendCallback callback) {
         BackendStatus status = BackendStatus.INTERNAL_ERROR;
         if (!readOnly && !closed.get() && inDevice(deviceOffset, length) && inBuffer(buffer, bufferOffset, length)) {
-            DeferredCall.Point point = mayBlock() ? DeferredCall.aimedPoint() : null;
+            CallDeferral deferral = mayBlock() ? callback.deferral() : null;
             try {
-                status = point == null ? writeChecked(deviceOffset, buffer, bufferOffset, length, forceUnitAccess)
+                status = deferral == null ? writeChecked(deviceOffset, buffer, bufferOffset, length, forceUnitAccess)
                         : writeWithoutBlocking(deviceOffset, buffer, bufferOffset, length, forceUnitAccess);
             } catch (RuntimeException e) {
                 logUnexpected("write", e);
                 status = BackendStatus.INTERNAL_ERROR;
             }
             if (status == null) {
-                DeferredCall.deferWrite(point, this, deviceOffset, buffer, bufferOffset, length, forceUnitAccess, callback);
+                deferral.deferWrite(this, deviceOffset, buffer, bufferOffset, length, forceUnitAccess, callback);
                 return;
             }
         }
@@ -88,9 +89,9 @@ abstract class AbstractLunBackend implements LunBackend {
     @Override
     public final void flush(BackendCallback callback) {
         if (!closed.get() && !readOnly && mayBlock()) {
-            DeferredCall.Point point = DeferredCall.aimedPoint();
-            if (point != null) {
-                DeferredCall.deferFlush(point, this, callback); // fdatasync, a RocksDB flush: they wait on the device
+            CallDeferral deferral = callback.deferral();
+            if (deferral != null) {
+                deferral.deferFlush(this, callback); // fdatasync, a RocksDB flush: they wait on the device
                 return;
             }
         }
@@ -101,9 +102,9 @@ abstract class AbstractLunBackend implements LunBackend {
     public final void unmap(long deviceOffset, long length, BackendCallback callback) {
         boolean allowed = !readOnly && !closed.get() && inDevice(deviceOffset, length);
         if (allowed && mayBlock()) {
-            DeferredCall.Point point = DeferredCall.aimedPoint();
-            if (point != null) {
-                DeferredCall.deferUnmap(point, this, deviceOffset, length, callback); // fallocate, a RocksDB range delete
+            CallDeferral deferral = callback.deferral();
+            if (deferral != null) {
+                deferral.deferUnmap(this, deviceOffset, length, callback); // fallocate, a RocksDB range delete
                 return;
             }
         }
@@ -111,9 +112,9 @@ abstract class AbstractLunBackend implements LunBackend {
     }
 
     /**
-     * Whether calls may wait on a device (file, RocksDB): then, on a thread with an aimed {@link DeferredCall.Point}
-     * (the poller running the pipeline, with blocking-call threads), a read or write is tried without waiting and
-     * every other call is deferred. False (memory, null): calls are always made as they come.
+     * Whether calls may wait on a device (file, RocksDB): then, for a caller that must not wait (its callback names a
+     * {@link CallDeferral}: the poller running the pipeline, with blocking-call threads), a read or write is tried
+     * without waiting and every other call is deferred. False (memory, null): calls are always made as they come.
      */
     boolean mayBlock() {
         return false;
@@ -123,7 +124,7 @@ abstract class AbstractLunBackend implements LunBackend {
      * A read on the thread that must not block: its status, or null when it would wait (it is then deferred). Defers
      * every read unless overridden.
      */
-    BackendStatus readWithoutBlocking(DeferredCall.Point point, long deviceOffset, MemorySegment buffer, long bufferOffset,
+    BackendStatus readWithoutBlocking(MemorySegment iovec, long deviceOffset, MemorySegment buffer, long bufferOffset,
                                       int length) {
         return null;
     }

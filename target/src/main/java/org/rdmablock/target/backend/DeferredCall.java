@@ -4,32 +4,34 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import org.rdmablock.protocol.scsi.BackendCallback;
+import org.rdmablock.protocol.scsi.BlockBackend;
+import org.rdmablock.protocol.scsi.CallDeferral;
 
 /**
  * A backend call that the thread which must not block (the completion poller running the pipeline itself) did not
  * make, stashed for a blocking-call thread to make. With {@code backend_threads = 0} and blocking-call threads, the
- * poller binds a {@link Point} to itself ({@link #bindToCurrentThread}) and, before each command it executes, aims
- * it at the command's own DeferredCall. A file or RocksDB backend called on that thread then either completes the
- * call without waiting (a file read the page cache holds: {@code preadv2(RWF_NOWAIT)}; a whole-page write-back write)
- * or stashes it here and returns without calling back; the pipeline sees {@link #pending()} and hands the call to a
- * blocking-call thread, whose {@link #run()} makes it there, blocking as long as it takes, and calls back from there.
- * Memory and null LUNs never look at the point. On every other thread no point is bound and the backends make their
- * calls as they come.
+ * poller gives each command it executes the command's own DeferredCall ({@code ScsiCommand.deferBlockingCallsTo}); a
+ * file or RocksDB backend then either completes the call without waiting (a file read the page cache holds:
+ * {@code preadv2(RWF_NOWAIT)}; a whole-page write-back write) or stashes it here and returns without calling back; the
+ * pipeline sees {@link #pending()} and hands the call to a blocking-call thread, which says the command may wait now
+ * and makes it there ({@link #run()}), blocking as long as it takes, and calls back from there. Memory and null LUNs
+ * never ask.
  *
  * <p>One call per command at a time: the SCSI engine issues a command's next backend call from the previous one's
  * callback. Handed between threads through the pipeline's ring, so the fields need no synchronisation. Allocates
- * nothing.
+ * nothing per call.
  */
-public final class DeferredCall {
-    private static final ThreadLocal<Point> POINTS = new ThreadLocal<>();
+public final class DeferredCall implements CallDeferral {
     private static final int NONE = 0;
     private static final int READ = 1;
     private static final int WRITE = 2;
     private static final int FLUSH = 3;
     private static final int UNMAP = 4;
 
+    /** One {@code struct iovec} for a non-blocking preadv2 of this command's (one call at a time). */
+    private final MemorySegment iovec = Arena.ofAuto().allocate(16, 8);
     private int operation = NONE;
-    private AbstractLunBackend backend;
+    private BlockBackend backend;
     private long deviceOffset;
     private MemorySegment buffer;
     private long bufferOffset;
@@ -37,43 +39,18 @@ public final class DeferredCall {
     private boolean forceUnitAccess;
     private BackendCallback callback;
 
-    /** The calling thread's point: where its backend calls that would block go. One per thread that must not block. */
-    public static final class Point {
-        private DeferredCall aimedAt;
-        /** One {@code struct iovec} for the thread's non-blocking preadv2 calls (the point is the thread's alone). */
-        final MemorySegment iovec = Arena.ofAuto().allocate(16, 8);
-
-        private Point() {
-        }
-
-        /** Where the next call that would block goes (the command about to execute), or null: calls made as they come. */
-        public void aim(final DeferredCall call) {
-            aimedAt = call;
-        }
-    }
-
-    /** Binds a new point to the calling thread; its file and RocksDB calls are deferred from now on, once aimed. */
-    public static Point bindToCurrentThread() {
-        final Point point = new Point();
-        POINTS.set(point);
-        return point;
-    }
-
-    /** The calling thread's point when it is aimed, else null (every thread but a bound poller in a command). */
-    static Point aimedPoint() {
-        final Point point = POINTS.get();
-        return point != null && point.aimedAt != null ? point : null;
-    }
-
     /** Whether a call waits here for a blocking-call thread. */
     public boolean pending() {
         return operation != NONE;
     }
 
-    /** Blocking-call thread: makes the stashed call here (this thread has no point) and calls back from here. */
+    /**
+     * Blocking-call thread: makes the stashed call here and calls back from here. The command must already say that
+     * it may wait ({@code deferBlockingCallsTo(null)}), or the backend would stash the call again.
+     */
     public void run() {
         final int op = operation;
-        final AbstractLunBackend target = backend;
+        final BlockBackend target = backend;
         final MemorySegment data = buffer;
         final BackendCallback done = callback;
         operation = NONE;
@@ -89,40 +66,48 @@ public final class DeferredCall {
         }
     }
 
-    /** Stashes a call at the point's target (the backend checked that the point is aimed). */
-    static void defer(final Point point, final int op, final AbstractLunBackend backend, final long deviceOffset,
-                      final MemorySegment buffer, final long bufferOffset, final long length, final boolean forceUnitAccess,
-                      final BackendCallback callback) {
-        final DeferredCall call = point.aimedAt;
-        if (call.operation != NONE) {
+    @Override
+    public MemorySegment scratch() {
+        return iovec;
+    }
+
+    @Override
+    public void deferRead(final BlockBackend backend, final long deviceOffset, final MemorySegment buffer,
+                          final long bufferOffset, final int length, final BackendCallback callback) {
+        defer(READ, backend, deviceOffset, buffer, bufferOffset, length, false, callback);
+    }
+
+    @Override
+    public void deferWrite(final BlockBackend backend, final long deviceOffset, final MemorySegment buffer,
+                           final long bufferOffset, final int length, final boolean forceUnitAccess,
+                           final BackendCallback callback) {
+        defer(WRITE, backend, deviceOffset, buffer, bufferOffset, length, forceUnitAccess, callback);
+    }
+
+    @Override
+    public void deferFlush(final BlockBackend backend, final BackendCallback callback) {
+        defer(FLUSH, backend, 0, null, 0, 0, false, callback);
+    }
+
+    @Override
+    public void deferUnmap(final BlockBackend backend, final long deviceOffset, final long length,
+                           final BackendCallback callback) {
+        defer(UNMAP, backend, deviceOffset, null, 0, length, false, callback);
+    }
+
+    private void defer(final int op, final BlockBackend backend, final long deviceOffset, final MemorySegment buffer,
+                       final long bufferOffset, final long length, final boolean forceUnitAccess,
+                       final BackendCallback callback) {
+        if (operation != NONE) {
             throw new IllegalStateException("a second deferred call for one command"); // the engine issues one at a time
         }
-        call.backend = backend;
-        call.deviceOffset = deviceOffset;
-        call.buffer = buffer;
-        call.bufferOffset = bufferOffset;
-        call.length = length;
-        call.forceUnitAccess = forceUnitAccess;
-        call.callback = callback;
-        call.operation = op;
-    }
-
-    static void deferRead(final Point point, final AbstractLunBackend backend, final long deviceOffset, final MemorySegment buffer,
-                          final long bufferOffset, final int length, final BackendCallback callback) {
-        defer(point, READ, backend, deviceOffset, buffer, bufferOffset, length, false, callback);
-    }
-
-    static void deferWrite(final Point point, final AbstractLunBackend backend, final long deviceOffset, final MemorySegment buffer,
-                           final long bufferOffset, final int length, final boolean forceUnitAccess, final BackendCallback callback) {
-        defer(point, WRITE, backend, deviceOffset, buffer, bufferOffset, length, forceUnitAccess, callback);
-    }
-
-    static void deferFlush(final Point point, final AbstractLunBackend backend, final BackendCallback callback) {
-        defer(point, FLUSH, backend, 0, null, 0, 0, false, callback);
-    }
-
-    static void deferUnmap(final Point point, final AbstractLunBackend backend, final long deviceOffset, final long length,
-                           final BackendCallback callback) {
-        defer(point, UNMAP, backend, deviceOffset, null, 0, length, false, callback);
+        this.backend = backend;
+        this.deviceOffset = deviceOffset;
+        this.buffer = buffer;
+        this.bufferOffset = bufferOffset;
+        this.length = length;
+        this.forceUnitAccess = forceUnitAccess;
+        this.callback = callback;
+        this.operation = op;
     }
 }

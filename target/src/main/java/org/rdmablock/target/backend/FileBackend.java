@@ -201,7 +201,7 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
      * else (a page not cached, end of file, an error) defers the read to a blocking-call thread, which reads it again.
      */
     @Override
-    BackendStatus readWithoutBlocking(DeferredCall.Point point, long deviceOffset, MemorySegment buffer, long bufferOffset,
+    BackendStatus readWithoutBlocking(MemorySegment iovec, long deviceOffset, MemorySegment buffer, long bufferOffset,
                                       int length) {
         if (inPlace(deviceOffset, buffer, bufferOffset)) {
             return BackendStatus.OK;
@@ -212,7 +212,7 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
         if (buffer.isReadOnly() || !addressable(buffer, bufferOffset, deviceOffset, length)) {
             return BackendStatus.INTERNAL_ERROR;
         }
-        long n = LibC.preadNoWait(fd, point.iovec, buffer.address() + bufferOffset, length, deviceOffset);
+        long n = LibC.preadNoWait(fd, iovec, buffer.address() + bufferOffset, length, deviceOffset);
         return n == length ? BackendStatus.OK : null;
     }
 

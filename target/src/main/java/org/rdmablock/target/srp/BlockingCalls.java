@@ -97,6 +97,7 @@ final class BlockingCalls {
         if (posts != null) {
             slot.postsThrough(posts);
         }
+        slot.command.deferBlockingCallsTo(null); // this thread may wait: the call, and any the engine issues after it
         try {
             slot.deferredCall.run();
         } catch (RuntimeException e) { // the backends turn their own failures into a status; this is a bug past them

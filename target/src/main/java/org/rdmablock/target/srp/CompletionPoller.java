@@ -55,7 +55,6 @@ final class CompletionPoller implements Runnable {
 
     @Override
     public void run() {
-        pipeline.pollerStarted();
         while (running) {
             try {
                 final int work = doWork();

@@ -26,7 +26,7 @@ import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
  * the path (with 30 000, a run once caught the file backend half-compiled at 1.6 bytes per operation); what reading
  * the counter allocates is subtracted. Measured: 0 bytes in total for every backend, RocksDB included. O_DIRECT and
  * RocksDB run half as many operations: each one reaches the disk (O_DIRECT) or the WAL and memtable flushes (RocksDB).
- * The file LUN runs once more as on the poller thread with blocking-call threads (an aimed {@link DeferredCall.Point}:
+ * The file LUN runs once more as on the poller thread with blocking-call threads (a caller naming a {@link DeferredCall}:
  * its cached reads through preadv2(RWF_NOWAIT), its whole-page writes as they come).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -55,7 +55,7 @@ class BackendAllocationTest {
         return Stream.of(
                 new Case("file", BackendKind.FILE, false, 100_000),
                 // the poller with blocking-call threads: cached reads by preadv2(RWF_NOWAIT), whole-page writes as they come
-                new Case("file, on an aimed DeferredCall.Point", BackendKind.FILE, false, 100_000, true),
+                new Case("file, for a caller that must not wait", BackendKind.FILE, false, 100_000, true),
                 new Case("file O_DIRECT", BackendKind.FILE, true, 50_000),
                 new Case("memory", BackendKind.MEMORY, false, 100_000),
                 new Case("null", BackendKind.NULL, false, 100_000),
@@ -71,17 +71,10 @@ class BackendAllocationTest {
             MemorySegment buffer = arena.allocate(2 * IO_BYTES, FileBackend.DIRECT_IO_ALIGNMENT);
             DeviceModel.fillPattern(buffer, 0, IO_BYTES, 1);
             Completion done = new Completion();
-            DeferredCall.Point point = backendCase.onPoller() ? DeferredCall.bindToCurrentThread() : null;
-            if (point != null) {
-                point.aim(new DeferredCall()); // nothing is deferred here: run() fails on a call not completed inline
+            if (backendCase.onPoller()) {
+                done.deferringTo(new DeferredCall()); // nothing is deferred here: run() fails on a call not completed inline
             }
-            try {
-                measure(backendCase, backend, buffer, done);
-            } finally {
-                if (point != null) {
-                    point.aim(null);
-                }
-            }
+            measure(backendCase, backend, buffer, done);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.protocol.scsi.CallDeferral;
 
 /**
  * A reusable callback that records how an operation ended and how often it was called, so that a test can check the
@@ -12,11 +13,24 @@ import org.rdmablock.protocol.scsi.BackendStatus;
 final class Completion implements BackendCallback {
     private BackendStatus status;
     private int calls;
+    /** What this caller says of waiting: null when it may wait (the default), else where a call that would goes. */
+    private CallDeferral deferral;
 
     @Override
     public void completed(BackendStatus status) {
         this.status = status;
         calls++;
+    }
+
+    @Override
+    public CallDeferral deferral() {
+        return deferral;
+    }
+
+    /** From now on the caller must not wait ({@code deferral} not null: the poller with blocking-call threads) or may. */
+    Completion deferringTo(CallDeferral deferral) {
+        this.deferral = deferral;
+        return this;
     }
 
     /** Callbacks since the last {@link #reset()}. */

@@ -20,10 +20,10 @@ import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.LunConfig.BackendKind;
 
 /**
- * What a file LUN does on a thread with an aimed {@link DeferredCall.Point} (the poller with blocking-call threads):
- * a read of cached pages and a whole-page write-back write are made at once; a read of pages not in the page cache, a
- * partial-page write, a FUA write and a flush are stashed, not made and not called back, until {@link DeferredCall#run}
- * makes them on a thread without a point. A memory LUN never defers.
+ * What a file LUN does for a caller that must not wait (its callback names a {@link DeferredCall}: the poller with
+ * blocking-call threads): a read of cached pages and a whole-page write-back write are made at once; a read of pages
+ * not in the page cache, a partial-page write, a FUA write and a flush are stashed, not made and not called back, until
+ * {@link DeferredCall#run} makes them once the caller says it may wait. A memory LUN never defers.
  */
 class DeferredCallTest {
     private static final int POSIX_FADV_DONTNEED = 4;
@@ -36,42 +36,37 @@ class DeferredCallTest {
             MemorySegment read = arena.allocate(1 << 20, 4096);
             DeviceModel.fillPattern(written, 0, 1 << 20, 9);
             Completion done = new Completion();
-            backend.write(0, written, 0, 1 << 20, false, done.reset()); // no point yet: made as it comes
-            done.assertStatus(BackendStatus.OK, "write before the point is bound");
+            backend.write(0, written, 0, 1 << 20, false, done.reset()); // a caller that may wait: made as it comes
+            done.assertStatus(BackendStatus.OK, "write by a caller that may wait");
 
-            DeferredCall.Point point = DeferredCall.bindToCurrentThread();
             DeferredCall call = new DeferredCall();
-            point.aim(call);
-            try {
-                backend.read(0, read, 0, 64 << 10, done.reset());
-                done.assertStatus(BackendStatus.OK, "a read of cached pages, made at once");
-                assertFalse(call.pending());
-                assertEquals(-1, MemorySegment.mismatch(read, 0, 64 << 10, written, 0, 64 << 10));
+            done.deferringTo(call);
+            backend.read(0, read, 0, 64 << 10, done.reset());
+            done.assertStatus(BackendStatus.OK, "a read of cached pages, made at once");
+            assertFalse(call.pending());
+            assertEquals(-1, MemorySegment.mismatch(read, 0, 64 << 10, written, 0, 64 << 10));
 
-                backend.write(8192, written, 8192, 8192, false, done.reset());
-                done.assertStatus(BackendStatus.OK, "a whole-page write-back write, made at once");
-                assertFalse(call.pending());
+            backend.write(8192, written, 8192, 8192, false, done.reset());
+            done.assertStatus(BackendStatus.OK, "a whole-page write-back write, made at once");
+            assertFalse(call.pending());
 
-                backend.write(512, written, 512, 512, false, done.reset());
-                assertDeferred(call, done, point, "a write of part of a page");
-                backend.write(4096, written, 4096, 4096, true, done.reset());
-                assertDeferred(call, done, point, "a FUA write");
-                backend.flush(done.reset());
-                assertDeferred(call, done, point, "a flush (fdatasync)");
-                backend.unmap(1 << 20, 4096, done.reset());
-                assertDeferred(call, done, point, "an unmap (fallocate)");
+            backend.write(512, written, 512, 512, false, done.reset());
+            assertDeferred(call, done, "a write of part of a page");
+            backend.write(4096, written, 4096, 4096, true, done.reset());
+            assertDeferred(call, done, "a FUA write");
+            backend.flush(done.reset());
+            assertDeferred(call, done, "a flush (fdatasync)");
+            backend.unmap(1 << 20, 4096, done.reset());
+            assertDeferred(call, done, "an unmap (fallocate)");
 
-                dropFromPageCache(config.path());
-                read.fill((byte) 0);
-                backend.read(0, read, 0, 64 << 10, done.reset());
-                String fileSystem = java.nio.file.Files.getFileStore(config.path()).type();
-                Assumptions.assumeFalse(fileSystem.equals("tmpfs") || fileSystem.equals("ramfs"),
-                        "a " + fileSystem + " file is always in memory: nothing to defer");
-                assertDeferred(call, done, point, "a read of pages not in the page cache");
-                assertEquals(-1, MemorySegment.mismatch(read, 0, 64 << 10, written, 0, 64 << 10), "the deferred read's bytes");
-            } finally {
-                point.aim(null);
-            }
+            dropFromPageCache(config.path());
+            read.fill((byte) 0);
+            backend.read(0, read, 0, 64 << 10, done.reset());
+            String fileSystem = java.nio.file.Files.getFileStore(config.path()).type();
+            Assumptions.assumeFalse(fileSystem.equals("tmpfs") || fileSystem.equals("ramfs"),
+                    "a " + fileSystem + " file is always in memory: nothing to defer");
+            assertDeferred(call, done, "a read of pages not in the page cache");
+            assertEquals(-1, MemorySegment.mismatch(read, 0, 64 << 10, written, 0, 64 << 10), "the deferred read's bytes");
         }
     }
 
@@ -80,33 +75,27 @@ class DeferredCallTest {
         LunConfig config = TestLuns.lun(BackendKind.MEMORY, null, 1 << 20, 512);
         try (Arena arena = Arena.ofConfined(); LunBackend backend = BackendFactory.open(config)) {
             MemorySegment buffer = arena.allocate(8192, 4096);
-            DeferredCall.Point point = DeferredCall.bindToCurrentThread();
             DeferredCall call = new DeferredCall();
-            point.aim(call);
-            try {
-                Completion done = new Completion();
-                backend.write(512, buffer, 0, 512, true, done.reset());
-                done.assertStatus(BackendStatus.OK, "a partial-page FUA write of memory");
-                backend.flush(done.reset());
-                done.assertStatus(BackendStatus.OK, "a flush of memory");
-                backend.read(0, buffer, 0, 8192, done.reset());
-                done.assertStatus(BackendStatus.OK, "a read of memory");
-                assertFalse(call.pending());
-            } finally {
-                point.aim(null);
-            }
+            Completion done = new Completion().deferringTo(call);
+            backend.write(512, buffer, 0, 512, true, done.reset());
+            done.assertStatus(BackendStatus.OK, "a partial-page FUA write of memory");
+            backend.flush(done.reset());
+            done.assertStatus(BackendStatus.OK, "a flush of memory");
+            backend.read(0, buffer, 0, 8192, done.reset());
+            done.assertStatus(BackendStatus.OK, "a read of memory");
+            assertFalse(call.pending());
         }
     }
 
-    /** The call was stashed, not made: no callback yet; run without the point, it completes once, OK. */
-    private static void assertDeferred(DeferredCall call, Completion done, DeferredCall.Point point, String what) {
+    /** The call was stashed, not made: no callback yet; run once the caller may wait, it completes once, OK. */
+    private static void assertDeferred(DeferredCall call, Completion done, String what) {
         assertTrue(call.pending(), what + ": stashed for a blocking-call thread");
         assertEquals(0, done.calls(), what + ": not called back on the poller");
-        point.aim(null); // run() is for a thread without an aimed point, as the blocking-call threads are
+        done.deferringTo(null); // run() is for a thread that may wait, as the blocking-call threads say before it
         try {
             call.run();
         } finally {
-            point.aim(call);
+            done.deferringTo(call);
         }
         assertFalse(call.pending());
         done.assertStatus(BackendStatus.OK, what + ", made by run()");

@@ -170,7 +170,6 @@ final class PipelineHarness implements AutoCloseable {
     void run(final long commands) {
         final long goal = completed + commands;
         int idle = 0;
-        pipeline.pollerStarted(); // this thread is the poller: without backend threads its posts gather per cycle
         while (completed < goal) {
             final boolean work = reap() | inject();
             pipeline.flushPosts();
@@ -187,7 +186,6 @@ final class PipelineHarness implements AutoCloseable {
      * housekeeping (where slots whose post was refused come back). Without backend threads all of it runs here.
      */
     void settle() {
-        pipeline.pollerStarted();
         for (int idle = 0; idle < 1_000; ) {
             idle = reap() ? 0 : idle + 1;
             pipeline.flushPosts();
@@ -205,7 +203,6 @@ final class PipelineHarness implements AutoCloseable {
     void drain() {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int idle = 0;
-        pipeline.pollerStarted();
         while (inFlight() > 0) {
             idle = reap() ? 0 : idle + 1;
             pipeline.flushPosts();
