@@ -82,6 +82,8 @@ final class CommandPipeline implements AutoCloseable {
     /** What other threads hand the intake stage. */
     private final IntakeInbox inbox = new IntakeInbox();
     private final Intake intake;
+    /** The SRP front end on the intake stage. */
+    private final SrpFrontEnd frontEnd;
     private final PipelineExecution execution;
     /** Commands answered, for statistics and tests. */
     private final AtomicLong commandsCompleted = new AtomicLong();
@@ -116,10 +118,17 @@ final class CommandPipeline implements AutoCloseable {
         final DirectPosts directPosts = new DirectPosts(inbox.returned);
         // without backend threads the poller runs the intake stage, and its posts gather per duty cycle
         final SendBatch sendBatch = backendThreads == 0 ? new SendBatch(inbox.returned) : null;
+        final SendPoster intakePosts = sendBatch != null ? sendBatch : directPosts;
+        final SlotPool slotPool = new SlotPool(slots, intakePosts);
         // mincore's answer for a READ in place of a file LUN: a byte per page of the largest I/O (pages of 4 KiB or more)
-        this.intake = new Intake(slots, channels, sharedReceives, dataRegion, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES),
-                maxIoSize, inPlace, arena.allocate(maxIoSize / 4096 + 2), inbox, statistics, idleTimeout, commandTimeout,
-                sendBatch != null ? sendBatch : directPosts, commandsCompleted);
+        final DataRoom room = new DataRoom(dataRegion, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxIoSize, inPlace,
+                arena.allocate(maxIoSize / 4096 + 2), statistics);
+        // every receive of every channel may be waiting at once
+        final WaitingRequests waiting = new WaitingRequests(channels.capacity(), 4096 + SrpChannel.SPARE_RECEIVES, statistics);
+        final CommandStatistics commands = new CommandStatistics(statistics);
+        this.frontEnd = new SrpFrontEnd(slotPool, room, commands, waiting, channels, inbox, statistics, intakePosts, idleTimeout);
+        this.intake = new Intake(slotPool, room, waiting, commands, frontEnd, channels, sharedReceives, inbox, statistics,
+                commandTimeout, intakePosts, commandsCompleted);
         if (backendThreads == 0) {
             final BlockingCalls blockingCalls = blockingThreads > 0
                     ? new BlockingCalls(blockingThreads, slotCount, statistics, directPosts) : null;
@@ -153,7 +162,7 @@ final class CommandPipeline implements AutoCloseable {
 
     /** Whether the intake stage has side-queue work (failed posts, ended connections) that only a tick brings it to. */
     boolean hasHousekeeping() {
-        return inbox.hasWork();
+        return inbox.hasWork() || frontEnd.hasWork();
     }
 
     /**
@@ -161,7 +170,7 @@ final class CommandPipeline implements AutoCloseable {
      * (reason: multichannel action) and disconnects it once that has gone.
      */
     void endBySingleLogin(final SrpChannel channel) {
-        inbox.endedBySingle.add(channel);
+        frontEnd.endBySingleLogin(channel);
     }
 
     /** Provider thread: the channel's connection ended; the intake stage drains and frees it. */

@@ -1,18 +1,8 @@
 package org.rdmablock.target.srp;
 
-import org.rdmablock.protocol.scsi.ResidualKind;
 import org.rdmablock.protocol.scsi.ScsiCommand;
 import org.rdmablock.protocol.scsi.ScsiCompletion;
-import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
-import org.rdmablock.protocol.scsi.SenseData;
-import org.rdmablock.protocol.scsi.SenseFormat;
-import org.rdmablock.protocol.srp.SrpCommand;
-import org.rdmablock.protocol.srp.SrpDirectBuffer;
-import org.rdmablock.protocol.srp.SrpIndirectBuffer;
-import org.rdmablock.protocol.srp.SrpBufferFormat;
-import org.rdmablock.protocol.srp.SrpResponse;
-import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.SendFlags;
 import org.rdmablock.verbs.SendOpcode;
@@ -21,11 +11,13 @@ import org.rdmablock.verbs.SendWorkRequest;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Everything one SRP command needs from its arrival to its response, preallocated: the SCSI command context, the
- * initiator's descriptors copied out of the IU, the RDMA READ chain that fetches data-out, the RDMA WRITE chain that
- * delivers data-in and the SEND of the response, whose buffer is this slot's part of the response region.
+ * Everything one command needs from its arrival to its response, preallocated: the SCSI command context, the
+ * initiator's descriptors ({@link DataDescriptor}s, copied out of its request), the RDMA READ chain that fetches
+ * data-out, the RDMA WRITE chain that delivers data-in and the SEND of the response, whose buffer is this slot's part
+ * of the response region. It moves data and posts; what the response says is the front end's
+ * ({@link ResponseEncoder}, given once), and so is how a request fills the slot ({@code SrpCommandLoader}).
  *
- * <p>Life: the intake stage takes a free slot for an IU, fills it ({@link #load}) and either posts the data-out
+ * <p>Life: the intake stage takes a free slot for an IU, fills it and either posts the data-out
  * READs or hands it to a backend thread; the backend thread executes the command and, in {@link #completed}, posts
  * the data-in WRITEs and the response as one chain (RC ordering puts the data before the response); the response's
  * send completion returns the slot to the intake stage, which frees it. Whoever hands the slot to a thread gives it
@@ -40,7 +32,7 @@ final class CommandSlot implements ScsiCompletion {
      */
     static final int MAX_DESCRIPTORS = 256;
     /** Bytes of the descriptor region per slot: the list copied out of the IU, or the table fetched by RDMA READ. */
-    static final int DESCRIPTOR_BYTES = MAX_DESCRIPTORS * SrpDirectBuffer.LENGTH;
+    static final int DESCRIPTOR_BYTES = MAX_DESCRIPTORS * DataDescriptor.LENGTH;
     /**
      * RDMA READs or WRITEs a command posts at a time (a round): the next round follows when the last of this one
      * completes. A command so never holds more than this many send-queue entries plus its response, whatever its
@@ -61,8 +53,6 @@ final class CommandSlot implements ScsiCompletion {
      */
     static final int TIMED_OUT = 2;
     private static final java.lang.invoke.VarHandle PHASE;
-    /** Fixed-format sense of a timed-out command, built once. */
-    private static final MemorySegment TIMEOUT_SENSE = MemorySegment.ofArray(new byte[SenseData.FIXED_LENGTH]);
 
     static {
         try {
@@ -71,7 +61,6 @@ final class CommandSlot implements ScsiCompletion {
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
-        SenseData.write(TIMEOUT_SENSE, 0, SenseFormat.FIXED, SenseCode.COMMAND_TIMEOUT_DURING_PROCESSING);
     }
 
     final int index;
@@ -86,13 +75,11 @@ final class CommandSlot implements ScsiCompletion {
     private final long responseOffset;
     private final MemoryRegion descriptors;
     private final long descriptorOffset;
-    private final SrpResponse response = new SrpResponse();
-    private final SrpTargetLogout logout = new SrpTargetLogout();
-    private final org.rdmablock.protocol.srp.SrpCreditRequest creditRequest = new org.rdmablock.protocol.srp.SrpCreditRequest();
     private final SendWorkRequest responseSend = new SendWorkRequest(1);
     private final SendWorkRequest[] transfers = new SendWorkRequest[TRANSFERS_PER_ROUND];
-    private final SrpDirectBuffer direct = new SrpDirectBuffer();
-    private final SrpIndirectBuffer indirect = new SrpIndirectBuffer();
+    private final DataDescriptor descriptor = new DataDescriptor();
+    /** What the front end's responses say; given once, after the slot is made. */
+    private ResponseEncoder encoder;
 
     SrpChannel channel;
     long tag;
@@ -144,7 +131,7 @@ final class CommandSlot implements ScsiCompletion {
     org.rdmablock.target.metrics.IoStats lunStats;
     /** When the intake stage took the command's receive completion (intake stage only). */
     long arrivedNanos;
-    /** Whether the descriptor table is outside the IU and must be fetched by RDMA READ first (SRP r16a 5.5.4). */
+    /** Whether the descriptor list is outside the request and must be fetched by RDMA READ first (SRP r16a 5.5.4). */
     boolean fetchesTable;
     private long tableAddress;
     private int tableKey;
@@ -174,83 +161,62 @@ final class CommandSlot implements ScsiCompletion {
         posts = poster;
     }
 
+    /** The front end's encoder of this slot's responses (set once, before the slot serves). */
+    void encodesResponsesWith(final ResponseEncoder responses) {
+        encoder = responses;
+    }
+
+    /** The memory of this slot's response buffer, at {@link #responseOffset()}. */
+    MemorySegment responseSegment() {
+        return responses.segment();
+    }
+
+    long responseOffset() {
+        return responseOffset;
+    }
+
+    /** The memory of this slot's descriptor list, at {@link #descriptorOffset()}, {@link #DESCRIPTOR_BYTES} long. */
+    MemorySegment descriptorSegment() {
+        return descriptors.segment();
+    }
+
+    long descriptorOffset() {
+        return descriptorOffset;
+    }
+
     /**
-     * Copies what the command needs out of the IU the intake stage decoded: tag, LUN, CDB and descriptors. Returns
-     * null, or the sense code to fail it with when its descriptors cannot be served.
+     * Starts a command's fields for {@code owner}'s request {@code requestTag}: no data, no descriptors yet (the front
+     * end's loader fills them in).
      */
-    SenseCode load(final SrpChannel owner, final SrpCommand iu) {
+    void begin(final SrpChannel owner, final long requestTag, final long lun) {
         channel = owner;
-        tag = iu.tag();
-        lunField = iu.lun();
+        tag = requestTag;
+        lunField = lun;
         firstChunk = -1;
         chunkCount = 0;
         readsDataOut = false;
+        fetchesTable = false;
         descriptorCount = 0;
         nextDescriptor = 0;
         transferred = 0;
         dataOutLength = 0;
         dataInLength = 0;
-        command.setCdb(iu.segment(), iu.cdbOffsetInSegment(), iu.cdbLength());
-        final int outFormat = iu.dataOutFormat();
-        final int inFormat = iu.dataInFormat();
-        if (outFormat != SrpBufferFormat.NONE && inFormat != SrpBufferFormat.NONE) {
-            return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // bidirectional commands: none in SBC
-        }
-        dataOutLength = iu.dataOutLength();
-        dataInLength = iu.dataInLength();
-        fetchesTable = iu.dataOutTableIsExternal() || iu.dataInTableIsExternal();
-        if (fetchesTable) {
-            readsDataOut = outFormat == SrpBufferFormat.INDIRECT;
-            final SrpIndirectBuffer table = readsDataOut ? iu.dataOutIndirect(indirect) : iu.dataInIndirect(indirect);
-            if (table.tableLength() % SrpDirectBuffer.LENGTH != 0 || table.tableLength() > DESCRIPTOR_BYTES) {
-                return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // more descriptors than a slot carries
-            }
-            tableAddress = table.tableVirtualAddress();
-            tableKey = table.tableKey();
-            tableLength = (int) table.tableLength();
-            tableTotal = table.totalLength();
-            return null;
-        }
-        if (outFormat == SrpBufferFormat.DIRECT) {
-            readsDataOut = true;
-            return loadDirect(iu, iu.dataOutDescriptorOffset(), iu.dataOutDirect(direct));
-        } else if (outFormat == SrpBufferFormat.INDIRECT) {
-            readsDataOut = true;
-            return loadIndirect(iu, iu.dataOutDescriptorOffset(), iu.dataOutIndirect(indirect), iu.dataOutDescriptorCount());
-        } else if (inFormat == SrpBufferFormat.DIRECT) {
-            return loadDirect(iu, iu.dataInDescriptorOffset(), iu.dataInDirect(direct));
-        } else if (inFormat == SrpBufferFormat.INDIRECT) {
-            return loadIndirect(iu, iu.dataInDescriptorOffset(), iu.dataInIndirect(indirect), iu.dataInDescriptorCount());
-        }
-        return null;
     }
 
-    private SenseCode loadDirect(final SrpCommand iu, final int descriptorAt, final SrpDirectBuffer d) {
-        if (d.length() == 0) {
-            return null;
-        }
-        return loadDescriptors(iu.segment(), iu.offset() + descriptorAt, 1, d.length());
-    }
-
-    private SenseCode loadIndirect(final SrpCommand iu, final int descriptorAt, final SrpIndirectBuffer table, final int count) {
-        if (count > MAX_DESCRIPTORS) {
-            return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
-        }
-        return loadDescriptors(iu.segment(), iu.offset() + descriptorAt + SrpIndirectBuffer.DESC_LIST_OFFSET, count,
-                table.totalLength());
+    /** The command's descriptor list is {@code length} bytes at a remote address: fetched by {@link #postTableRead}. */
+    void fetchTable(final long address, final int key, final int length, final long total) {
+        fetchesTable = true;
+        tableAddress = address;
+        tableKey = key;
+        tableLength = length;
+        tableTotal = total;
     }
 
     /**
-     * Copies {@code count} direct descriptors at {@code at} of {@code list} into the slot's descriptor area (the IU's
-     * receive buffer goes back to the initiator before the data moves); their lengths must add up to {@code total}
-     * (as ib_srpt checks).
+     * The first {@code count} entries of the descriptor list are the command's; their lengths must add up to
+     * {@code total} (as ib_srpt checks). Returns null, or the sense code to fail the command with.
      */
-    private SenseCode loadDescriptors(final MemorySegment list, final long at, final int count, final long total) {
-        MemorySegment.copy(list, at, descriptors.segment(), descriptorOffset, (long) count * SrpDirectBuffer.LENGTH);
-        return descriptorsAddUpTo(count, total);
-    }
-
-    private SenseCode descriptorsAddUpTo(final int count, final long total) {
+    SenseCode descriptorsAddUpTo(final int count, final long total) {
         long sum = 0;
         for (int i = 0; i < count; i++) {
             sum += descriptor(i).length();
@@ -260,8 +226,8 @@ final class CommandSlot implements ScsiCompletion {
     }
 
     /** Descriptor {@code i} of the command, through the slot's one flyweight. */
-    private SrpDirectBuffer descriptor(final int i) {
-        return direct.wrap(descriptors.segment(), descriptorOffset + (long) i * SrpDirectBuffer.LENGTH);
+    private DataDescriptor descriptor(final int i) {
+        return descriptor.wrap(descriptors.segment(), descriptorOffset + (long) i * DataDescriptor.LENGTH);
     }
 
     /** Posts the RDMA READ of the external descriptor table into this slot's descriptor area (signaled); never throws. */
@@ -276,7 +242,7 @@ final class CommandSlot implements ScsiCompletion {
     /** The table arrived: takes its descriptors. Returns null, or the sense code to fail the command with. */
     SenseCode tableArrived() {
         fetchesTable = false;
-        return descriptorsAddUpTo(tableLength / SrpDirectBuffer.LENGTH, tableTotal);
+        return descriptorsAddUpTo(tableLength / DataDescriptor.LENGTH, tableTotal);
     }
 
     /**
@@ -308,8 +274,8 @@ final class CommandSlot implements ScsiCompletion {
             // Only the last READ, signaled, names the slot: when one fails, each READ of the chain completes (the
             // rest flushed), and the slot must hear of it once; the others' id 0 makes their completions ticks.
             final boolean last = i == end - 1;
-            final SrpDirectBuffer d = descriptor(i);
-            read.opcode(SendOpcode.RDMA_READ).remote(d.virtualAddress(), d.key()).next(null)
+            final DataDescriptor d = descriptor(i);
+            read.opcode(SendOpcode.RDMA_READ).remote(d.address(), d.key()).next(null)
                     .flags(last ? SendFlags.SIGNALED : 0)
                     .wrId(last ? WorkRequestIds.of(WorkRequestIds.DATA_OUT, channel.id, index) : 0);
             read.sgl().clear().add(at, (int) d.length(), data.lkey());
@@ -333,23 +299,7 @@ final class CommandSlot implements ScsiCompletion {
             backendReturned(); // the command timeout answered it meanwhile: this result goes nowhere
             return;
         }
-        final SrpChannel ch = channel;
-        response.wrap(responses.segment(), responseOffset).reset();
-        response.setTag(tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(done.status());
-        if (done.dataInResidualKind() == ResidualKind.UNDERFLOW) {
-            response.setDataInUnderflow(done.dataInResidual());
-        } else if (done.dataInResidualKind() == ResidualKind.OVERFLOW) {
-            response.setDataInOverflow(done.dataInResidual());
-        }
-        if (done.dataOutResidualKind() == ResidualKind.UNDERFLOW) {
-            response.setDataOutUnderflow(done.dataOutResidual());
-        } else if (done.dataOutResidualKind() == ResidualKind.OVERFLOW) {
-            response.setDataOutOverflow(done.dataOutResidual());
-        }
-        if (done.senseLength() > 0) {
-            response.setSenseData(done.senseData(), 0, done.senseLength(), ch.maxTargetToInitiatorIuLength);
-        }
-        prepareResponse((int) response.length());
+        prepareResponse(encoder.commandResponse(this, done));
         dataInRemaining = descriptorCount == 0 ? 0 : done.dataInLength();
         nextDescriptor = 0;
         transferred = 0;
@@ -369,10 +319,10 @@ final class CommandSlot implements ScsiCompletion {
         SendWorkRequest previous = null;
         int posted = 0;
         while (posted < TRANSFERS_PER_ROUND && nextDescriptor < descriptorCount && dataInRemaining > 0) {
-            final SrpDirectBuffer d = descriptor(nextDescriptor++);
+            final DataDescriptor d = descriptor(nextDescriptor++);
             final int length = (int) Math.min(dataInRemaining, d.length());
             final SendWorkRequest write = transfers[posted++];
-            write.opcode(SendOpcode.RDMA_WRITE).flags(0).remote(d.virtualAddress(), d.key()).next(null).wrId(0);
+            write.opcode(SendOpcode.RDMA_WRITE).flags(0).remote(d.address(), d.key()).next(null).wrId(0);
             write.sgl().clear().add(at, length, data.lkey());
             if (previous != null) {
                 previous.next(write);
@@ -412,11 +362,7 @@ final class CommandSlot implements ScsiCompletion {
         }
         posts = intakePosts; // the backend thread lost the race: it posts nothing more
         holds = 2;
-        final SrpChannel ch = channel;
-        response.wrap(responses.segment(), responseOffset).reset();
-        response.setTag(tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(ScsiStatus.CHECK_CONDITION);
-        response.setSenseData(TIMEOUT_SENSE, 0, SenseData.FIXED_LENGTH, ch.maxTargetToInitiatorIuLength);
-        post(prepareResponse((int) response.length()));
+        post(prepareResponse(encoder.timeoutResponse(this)));
         return true;
     }
 
@@ -430,35 +376,16 @@ final class CommandSlot implements ScsiCompletion {
         returned.backendReturned(this);
     }
 
-    /** Answers a task management request with {@code responseCode} (SRP_RSP with RSPVALID). */
-    void respondToTaskManagement(final SrpChannel owner, final long requestTag, final int responseCode) {
+    /** Takes the slot for a message of the front end's own (no command): to {@code owner}, tagged {@code requestTag}. */
+    void takeMessage(final SrpChannel owner, final long requestTag) {
         channel = owner;
         tag = requestTag;
         firstChunk = -1;
-        response.wrap(responses.segment(), responseOffset).reset();
-        response.setTag(requestTag).setRequestLimitDelta(owner.creditsToReturn()).setResponseCode(responseCode);
-        post(prepareResponse((int) response.length()));
     }
 
-    /** Tells the initiator the target ends the channel (SRP_T_LOGOUT with {@code reason}); disconnects once it has gone. */
-    void sendTargetLogout(final SrpChannel owner, final int reason) {
-        channel = owner;
-        tag = 0;
-        firstChunk = -1;
-        disconnectAfter = true;
-        logout.wrap(responses.segment(), responseOffset).reset();
-        logout.setReason(reason);
-        post(prepareResponse(SrpTargetLogout.LENGTH));
-    }
-
-    /** Gives the initiator {@code delta} credits without a response to carry them (SRP_CRED_REQ). */
-    void sendCreditRequest(final SrpChannel owner, final int delta) {
-        channel = owner;
-        tag = 0;
-        firstChunk = -1;
-        creditRequest.wrap(responses.segment(), responseOffset).reset();
-        creditRequest.setRequestLimitDelta(delta);
-        post(prepareResponse(org.rdmablock.protocol.srp.SrpCreditRequest.LENGTH));
+    /** Sends the {@code length} bytes the front end wrote into the response buffer; its completion frees the slot. */
+    void sendMessage(final int length) {
+        post(prepareResponse(length));
     }
 
     private SendWorkRequest prepareResponse(final int length) {

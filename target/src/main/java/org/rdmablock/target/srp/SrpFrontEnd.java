@@ -1,0 +1,344 @@
+package org.rdmablock.target.srp;
+
+import org.rdmablock.protocol.scsi.LunAddress;
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.protocol.scsi.SenseCode;
+import org.rdmablock.protocol.srp.SrpCommand;
+import org.rdmablock.protocol.srp.SrpDecodeError;
+import org.rdmablock.protocol.srp.SrpInformationUnit;
+import org.rdmablock.protocol.srp.SrpIuDecoder;
+import org.rdmablock.protocol.srp.SrpOpcode;
+import org.rdmablock.protocol.srp.SrpTargetLogout;
+import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.target.metrics.IoStats;
+import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.metrics.TargetStatistics.Count;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The SRP front end on the core's intake stage: decodes each IU through {@code protocol/srp}'s flyweights and acts on
+ * it. An SRP_CMD is loaded into a slot ({@link SrpCommandLoader}), admitted against the channel's credits (beyond
+ * them: BUSY) and the data room, and starts its data phase; SRP_TSK_MGMT aborts commands and waiting requests (SAM-5
+ * 7); SRP_I_LOGOUT ends the channel; an IU an initiator does not send logs the channel out. On each tick it logs out
+ * channels a SINGLE login ended, channels idle too long and, at shutdown, all; and returns the credits of dropped
+ * commands by SRP_CRED_REQ when no response would carry them.
+ *
+ * <p>Thread: the intake stage's, but for {@link #endBySingleLogin} (login threads) and {@link #hasWork} (the poller).
+ */
+final class SrpFrontEnd implements FrontEnd {
+    private static final Logger LOG = LoggerFactory.getLogger(CommandPipeline.class); // the pipeline's log, as before
+    /** Bytes of an IU up to the end of its tag: a shorter one cannot be answered by tag. */
+    private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
+
+    private final SrpIuDecoder decoder = new SrpIuDecoder();
+    /** Reads opcode, tag and LUN of an IU the decoder refused or did not look at (a waiting one). */
+    private final SrpCommand header = new SrpCommand();
+    private final SrpCommandLoader loader = new SrpCommandLoader();
+    /** Each slot's SRP response encoder, by slot index: for the IUs this front end sends itself. */
+    private final SrpResponses[] responses;
+    private final SlotPool slots;
+    private final DataRoom room;
+    private final CommandStatistics commands;
+    private final WaitingRequests waiting;
+    private final ChannelTable channels;
+    private final IntakeInbox inbox;
+    private final TargetStatistics statistics;
+    private final SendPoster posts;
+    private final long idleTimeoutNanos;
+    /** Channels a login with multichannel action SINGLE ended (login threads): logged out on the next tick. */
+    private final ConcurrentLinkedQueue<SrpChannel> endedBySingle = new ConcurrentLinkedQueue<>();
+    /** The waiting requests task management cancels (set per request; no allocation per call). */
+    private final WaitingCancel waitingCancel = new WaitingCancel();
+
+    SrpFrontEnd(final SlotPool slots, final DataRoom room, final CommandStatistics commands, final WaitingRequests waiting,
+                final ChannelTable channels, final IntakeInbox inbox, final TargetStatistics statistics, final SendPoster posts,
+                final Duration idleTimeout) {
+        this.slots = slots;
+        this.responses = SrpResponses.forSlots(slots.all());
+        this.room = room;
+        this.commands = commands;
+        this.waiting = waiting;
+        this.channels = channels;
+        this.inbox = inbox;
+        this.statistics = statistics;
+        this.posts = posts;
+        this.idleTimeoutNanos = idleTimeout.toNanos();
+    }
+
+    /**
+     * Login thread: a login with multichannel action SINGLE ends {@code channel}; the next tick sends it SRP_T_LOGOUT
+     * (reason: multichannel action), and it disconnects once that has gone.
+     */
+    void endBySingleLogin(final SrpChannel channel) {
+        endedBySingle.add(channel);
+    }
+
+    @Override
+    public boolean hasWork() {
+        return !endedBySingle.isEmpty();
+    }
+
+    @Override
+    public boolean received(final SrpChannel channel, final int receiveIndex, final int length, final PipelineEvent event,
+                            final long arrivedNanos) {
+        final MemorySegment region = channel.receiveSegment();
+        final long at = channel.receives.offset(receiveIndex);
+        decoder.immediateDataOffset(channel.immediateDataOffset);
+        final SrpDecodeError error = decoder.decode(region, at, length);
+        // An IU too short to carry a tag cannot be answered by tag: it is no IU the target takes (logged out below).
+        final int opcode = error == SrpDecodeError.NONE ? decoder.opcode()
+                : length >= TAG_END ? header.wrap(region, at).opcode() : -1;
+        switch (opcode) {
+            case SrpOpcode.CMD -> {
+                return command(channel, receiveIndex, error, event, arrivedNanos);
+            }
+            case SrpOpcode.TSK_MGMT -> {
+                if (!slots.hasFree()) {
+                    return false;
+                }
+                final long tag = header.wrap(region, at).tag(); // the decoder hands out no flyweight for an invalid IU
+                final int code = error != SrpDecodeError.NONE ? SrpTaskManagement.RSP_INVALID_FIELDS
+                        : taskManagement(channel, decoder.taskManagement());
+                statistics.add(Count.TASK_MANAGEMENT, 1);
+                channel.repostReceive(receiveIndex);
+                channel.outstandingCommands++;
+                channel.creditsInUse.incrementAndGet();
+                final CommandSlot slot = slots.take();
+                responses[slot.index].respondToTaskManagement(slot, channel, tag, code);
+                return true;
+            }
+            case SrpOpcode.I_LOGOUT -> {
+                LOG.info("{} logged out: SRP_I_LOGOUT; {} command(s) in flight", channel, channel.outstandingCommands);
+                channel.closing = true;
+                posts.flush(); // the responses this cycle made go before the disconnect, as they did unbatched
+                channel.disconnect();
+                return true;
+            }
+            case SrpOpcode.CRED_RSP, SrpOpcode.AER_RSP -> {
+                channel.repostReceive(receiveIndex);
+                return true;
+            }
+            default -> {
+                // Not an IU an initiator sends (or not one at all): SRP says the target logs the channel out.
+                if (!slots.hasFree()) {
+                    return false;
+                }
+                LOG.warn("{} sent an IU the target does not take (opcode {}, {}); logging it out", channel, opcode, error);
+                channel.outstandingCommands++;
+                channel.loggingOut = true;
+                sendTargetLogout(channel, SrpTargetLogout.REASON_INVALID_IU_TYPE);
+                return true;
+            }
+        }
+    }
+
+    private boolean command(final SrpChannel channel, final int receiveIndex, final SrpDecodeError error,
+                            final PipelineEvent event, final long arrivedNanos) {
+        if (!slots.hasFree()) {
+            return false;
+        }
+        if (error != SrpDecodeError.NONE) {
+            // The tag is readable in any IU of 16 bytes or more (shorter ones are logged out); the decoder hands
+            // out no flyweight for an invalid IU.
+            final CommandSlot slot = slots.take();
+            slot.channel = channel;
+            slot.tag = header.wrap(channel.receiveSegment(), channel.receives.offset(receiveIndex)).tag();
+            slot.descriptorCount = 0;
+            slot.firstChunk = -1;
+            channel.repostReceive(receiveIndex);
+            channel.outstandingCommands++;
+            commands.track(slot, channel, IoStats.OTHER, null, arrivedNanos);
+            takeCredit(channel);
+            slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
+            return true;
+        }
+        final SrpCommand iu = decoder.command();
+        final CommandSlot slot = slots.next();
+        SenseCode failure = loader.load(slot, channel, iu);
+        if (failure == null && channel.nexusLunsChanged.get() && reportsUnitAttention(iu.cdbByte(0))
+                && channel.nexusLunsChanged.compareAndSet(true, false)) {
+            failure = SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED;
+        }
+        final long needed = Math.max(slot.dataOutLength, slot.dataInLength);
+        if (failure == null && needed > room.maxIoSize()) {
+            failure = SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
+        }
+        if (!room.reserve(slot, needed, failure != null)) {
+            return false; // wait for a buffer run; the slot was not taken
+        }
+        slots.take();
+        channel.outstandingCommands++;
+        commands.track(slot, channel, IoStats.kindOf(iu.cdbByte(0)), statistics.lun(LunAddress.decode(iu.lun())), arrivedNanos);
+        if (!takeCredit(channel)) {
+            // beyond the credit window: answered, never dropped (the spare receives make this possible)
+            channel.session.answeredBusy();
+            statistics.add(Count.BUSY, 1);
+            room.release(slot);
+            channel.repostReceive(receiveIndex);
+            slot.command.finishWithStatus(ScsiStatus.BUSY);
+            return true;
+        }
+        if (failure != null) {
+            room.release(slot);
+            channel.repostReceive(receiveIndex);
+            slot.command.failWithoutExecuting(failure);
+            return true;
+        }
+        room.attach(slot, needed);
+        if (iu.dataOutFormat() == org.rdmablock.protocol.srp.SrpBufferFormat.IMMEDIATE) {
+            MemorySegment.copy(iu.segment(), iu.immediateDataOffsetInSegment(channel.immediateDataOffset),
+                    slot.data.segment(), slot.dataOffset, slot.dataOutLength);
+        }
+        channel.repostReceive(receiveIndex); // everything the command needs is out of the IU now
+        DataPhase.start(slot, event);
+        return true;
+    }
+
+    /** SAM-5 5.14: INQUIRY, REPORT LUNS and REQUEST SENSE do not report (or clear) a unit attention. */
+    private static boolean reportsUnitAttention(final int opcode) {
+        return opcode != 0x12 && opcode != 0xA0 && opcode != 0x03;
+    }
+
+    /**
+     * A command takes a credit of its channel: false when it came beyond the channel's credits. One that takes the
+     * last is counted: the initiator can send no more on the channel until a response returns one.
+     */
+    private boolean takeCredit(final SrpChannel channel) {
+        final int inUse = channel.creditsInUse.incrementAndGet();
+        if (inUse == channel.credits) {
+            channel.session.creditsExhausted();
+            statistics.add(Count.CREDITS_EXHAUSTED, 1);
+        }
+        return inUse <= channel.credits;
+    }
+
+    /** A command aborted by task management got no response (SAM with TAS=0): its credit rides on the next one. */
+    @Override
+    public void commandDropped(final SrpChannel channel) {
+        channel.creditsInUse.decrementAndGet();
+        channel.pendingCredits.incrementAndGet();
+    }
+
+    /**
+     * Applies a task management function (SAM-5 7) to this nexus's commands: those waiting for a slot are dropped,
+     * those not yet started by a backend thread are marked so that it drops them, those already executing finish.
+     * Returns the SRP response code.
+     */
+    private int taskManagement(final SrpChannel channel, final SrpTaskManagement tm) {
+        final int function = tm.function();
+        final boolean oneTask = function == SrpTaskManagement.ABORT_TASK;
+        final boolean allInitiators = function == SrpTaskManagement.LUN_RESET || function == SrpTaskManagement.CLEAR_TASK_SET;
+        if (!oneTask && !allInitiators && function != SrpTaskManagement.ABORT_TASK_SET) {
+            return SrpTaskManagement.RSP_NOT_SUPPORTED; // CLEAR ACA: no NACA support, as LIO answers
+        }
+        final long lun = tm.lun();
+        final long taskTag = tm.taskTag();
+        int aborted = 0;
+        for (final CommandSlot slot : slots.all()) {
+            if (slot.inUse && slot.phase != CommandSlot.TIMED_OUT && slot.lunField == lun && (slot.channel == channel || allInitiators)
+                    && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag() && !slot.aborted) {
+                slot.aborted = true;
+                aborted++;
+            }
+        }
+        aborted += waiting.cancel(waitingCancel.of(channel, allInitiators, lun, oneTask, taskTag));
+        LOG.info("{}: {} on LUN {}{}: {} command(s) aborted (any already executing finish), FUNCTION COMPLETE", channel,
+                taskManagementName(function), LunAddress.decode(lun), oneTask ? " for tag " + Long.toHexString(taskTag) : "", aborted);
+        return SrpTaskManagement.RSP_COMPLETE;
+    }
+
+    private static String taskManagementName(final int function) {
+        return switch (function) {
+            case SrpTaskManagement.ABORT_TASK -> "ABORT TASK";
+            case SrpTaskManagement.ABORT_TASK_SET -> "ABORT TASK SET";
+            case SrpTaskManagement.CLEAR_TASK_SET -> "CLEAR TASK SET";
+            default -> "LUN RESET";
+        };
+    }
+
+    /**
+     * The waiting SRP_CMDs a task management function reaches: of the requesting channel (or any, for a LUN RESET or
+     * CLEAR TASK SET), for its LUN (and, for ABORT TASK, its tag). A cancelled one's receive goes back, and its credit
+     * rides on the next response.
+     */
+    private final class WaitingCancel implements WaitingRequests.Filter {
+        private SrpChannel requester;
+        private boolean allInitiators;
+        private long lun;
+        private boolean oneTask;
+        private long taskTag;
+
+        WaitingCancel of(final SrpChannel requester, final boolean allInitiators, final long lun, final boolean oneTask,
+                         final long taskTag) {
+            this.requester = requester;
+            this.allInitiators = allInitiators;
+            this.lun = lun;
+            this.oneTask = oneTask;
+            this.taskTag = taskTag;
+            return this;
+        }
+
+        @Override
+        public boolean cancels(final int channelId, final int receiveIndex) {
+            final SrpChannel waiter = channels.get(channelId);
+            if (waiter == null || (waiter != requester && !allInitiators)) {
+                return false;
+            }
+            final SrpCommand iu = header.wrap(waiter.receiveSegment(), waiter.receives.offset(receiveIndex));
+            if (iu.opcode() != SrpOpcode.CMD || iu.lun() != lun || oneTask && iu.tag() != taskTag) {
+                return false;
+            }
+            waiter.repostReceive(receiveIndex);
+            waiter.pendingCredits.incrementAndGet();
+            return true;
+        }
+    }
+
+    @Override
+    public void tick(final long now) {
+        SrpChannel single;
+        while (slots.hasFree() && (single = endedBySingle.poll()) != null) {
+            if (!single.closing && !single.loggingOut && channels.get(single.id) == single) {
+                single.loggingOut = true;
+                single.outstandingCommands++;
+                sendTargetLogout(single, SrpTargetLogout.REASON_MULTICHANNEL_ACTION);
+            }
+        }
+        for (int i = 0; i < channels.capacity(); i++) {
+            final SrpChannel channel = channels.get(i);
+            if (channel == null || channel.closing || channel.loggingOut || !slots.hasFree()) {
+                continue;
+            }
+            final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands == 0
+                    && now - channel.lastActivityNanos > idleTimeoutNanos;
+            if (inbox.shuttingDown || idle) {
+                LOG.info("{}: logging it out (SRP_T_LOGOUT, {})", channel,
+                        idle ? "idle longer than " + Duration.ofNanos(idleTimeoutNanos) : "the target is stopping");
+                channel.loggingOut = true;
+                channel.outstandingCommands++;
+                sendTargetLogout(channel, idle ? SrpTargetLogout.REASON_INACTIVE_CHANNEL : SrpTargetLogout.REASON_NONE);
+            } else if (channel.outstandingCommands == 0 && channel.pendingCredits.get() > 0) {
+                // credits of dropped commands would otherwise wait for a response that may never come
+                channel.outstandingCommands++;
+                sendCreditRequest(channel, channel.pendingCredits.getAndSet(0));
+            }
+        }
+    }
+
+    /** Takes a slot for an SRP_T_LOGOUT to {@code channel} with {@code reason}; it disconnects once sent. */
+    private void sendTargetLogout(final SrpChannel channel, final int reason) {
+        final CommandSlot slot = slots.take();
+        responses[slot.index].sendTargetLogout(slot, channel, reason);
+    }
+
+    /** Takes a slot for an SRP_CRED_REQ giving {@code channel} {@code delta} credits. */
+    private void sendCreditRequest(final SrpChannel channel, final int delta) {
+        final CommandSlot slot = slots.take();
+        responses[slot.index].sendCreditRequest(slot, channel, delta);
+    }
+}
