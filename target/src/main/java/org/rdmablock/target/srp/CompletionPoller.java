@@ -1,5 +1,9 @@
 package org.rdmablock.target.srp;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.VerbsException;
@@ -12,15 +16,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The duty-cycle agent between the completion queue and the pipeline: polls a batch of completions and publishes
- * each into the ring, routing by its work request id alone ({@link WorkRequestIds}). When the CQ is empty it backs
- * off (spin, yield, then short parks) or, in event mode, arms the CQ and sleeps on its completion channel. Every
- * idle period of {@link #TICK_NANOS} it publishes a tick so that the intake stage does its housekeeping. Without
- * backend threads the publish runs the pipeline right here, and each duty cycle ends by posting what that work
- * gathered, one chain per QP ({@link SendBatch}).
+ * each, routing by its work request id alone ({@link WorkRequestIds}). Every idle period of {@link #TICK_NANOS} it
+ * publishes a tick so that the intake stage does its housekeeping. Without backend threads the publish runs the
+ * pipeline right here, and each duty cycle ends by posting what that work gathered, one chain per QP
+ * ({@link SendBatch}). When the CQ is empty, its {@link #idleStrategy} backs off: spin, yield, then short parks
+ * ({@code completions = "poll"}), or arm the CQ and sleep on its completion channel ({@code "event"},
+ * {@link CompletionEventIdle}).
  *
- * <p>Runs on its own thread; the only thread that polls the CQ and the ring's only producer.
+ * <p>Thread: its own ({@code srp-poller}), run by Agrona's {@code AgentRunner}: the only thread that polls the CQ and
+ * the pipeline's only producer.
  */
-final class CompletionPoller implements Runnable {
+final class CompletionPoller implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
     /** Completions taken per poll. */
     static final int BATCH = 64;
@@ -28,9 +34,8 @@ final class CompletionPoller implements Runnable {
     private static final int SPINS = Integer.getInteger("rdmablock.poller.spins", 200);
     /**
      * Event mode: empty polls before the poller arms the CQ and sleeps; system property
-     * {@code rdmablock.poller.eventSpins}, default 20. Few, since event mode is for machines without a core to spare
-     * (see {@code CommandPipeline.STAGE_SPIN_MICROS}): on loopback (soft provider, two cores) a 4 KiB read at queue
-     * depth 1 took 58 µs with 20 against 130 µs with 200, the spinning target taking the initiator's core.
+     * {@code rdmablock.poller.eventSpins}, default 20. Few, since event mode is for machines without a core to spare,
+     * where a spinning target takes the initiator's core (docs/benchmarks/target-pipeline-settings.md).
      */
     private static final int EVENT_SPINS = Integer.getInteger("rdmablock.poller.eventSpins", 20);
     private static final int YIELDS = 100;
@@ -44,7 +49,6 @@ final class CompletionPoller implements Runnable {
     private final CommandPipeline pipeline;
     private final WorkCompletions completions = new WorkCompletions(BATCH);
     private volatile boolean running = true;
-    private int idle;
     private long lastTick = System.nanoTime();
 
     CompletionPoller(final CompletionQueue cq, final CompletionChannel channel, final CommandPipeline pipeline) {
@@ -53,42 +57,46 @@ final class CompletionPoller implements Runnable {
         this.pipeline = pipeline;
     }
 
+    /** How the poller idles: on the completion channel with one, else spin, yield and park. */
+    IdleStrategy idleStrategy() {
+        return channel != null ? new CompletionEventIdle(cq, channel, EVENT_SPINS)
+                : new BackoffIdleStrategy(SPINS, YIELDS, PARK_NANOS, PARK_NANOS);
+    }
+
     @Override
-    public void run() {
-        while (running) {
-            try {
-                final int work = doWork();
-                if (work == 0) {
-                    idle();
-                } else {
-                    idle = 0;
-                }
-            } catch (VerbsException e) {
-                if (e.errno() != VerbsException.EIO && e.errno() != VerbsException.EINVAL) {
-                    LOG.error("completion poll failed; polling on", e);
-                    LockSupport.parkNanos(PARK_NANOS);
-                    continue;
-                }
-                if (running) {
-                    // EIO: the CQ overran (its QPs are in error) or was destroyed: nothing more will come from it
-                    LOG.error("completion poller stopped: the completion queue failed", e);
-                }
-                return;
-            } catch (RuntimeException e) {
-                // A provider's bug must not take the target down with it: log, back off, go on polling.
-                LOG.error("completion poll failed; polling on", e);
-                LockSupport.parkNanos(PARK_NANOS);
-            }
-        }
+    public String roleName() {
+        return SrpTarget.POLLER_THREAD_NAME;
     }
 
     /**
      * One duty cycle: polls one batch and publishes it, then posts what that work gathered (one chain per channel);
      * returns the number of completions handled.
      */
-    int doWork() {
+    @Override
+    public int doWork() {
+        if (!running) {
+            throw new AgentTerminationException(); // the runner ends its loop; stop() asked for it
+        }
         try {
             return pollAndPublish();
+        } catch (VerbsException e) {
+            if (e.errno() != VerbsException.EIO && e.errno() != VerbsException.EINVAL) {
+                LOG.error("completion poll failed; polling on", e);
+                LockSupport.parkNanos(PARK_NANOS);
+                return 0;
+            }
+            if (running) {
+                // EIO: the CQ overran (its QPs are in error) or was destroyed: nothing more will come from it
+                LOG.error("completion poller stopped: the completion queue failed", e);
+            }
+            throw new AgentTerminationException(e);
+        } catch (AgentTerminationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // A provider's bug must not take the target down with it: log, back off, go on polling.
+            LOG.error("completion poll failed; polling on", e);
+            LockSupport.parkNanos(PARK_NANOS);
+            return 0;
         } finally {
             pipeline.flushPosts();
         }
@@ -116,36 +124,61 @@ final class CompletionPoller implements Runnable {
         return n;
     }
 
-    private void idle() {
-        idle++;
-        if (channel != null) {
-            if (idle > EVENT_SPINS) {
-                cq.requestNotify(false);
-                if (doWork() == 0) {
-                    try {
-                        channel.awaitEvent(TICK);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        running = false;
-                    }
-                }
-                idle = 0;
-            }
-            return;
-        }
-        if (idle <= SPINS) {
-            Thread.onSpinWait();
-        } else if (idle <= SPINS + YIELDS) {
-            Thread.yield();
-        } else {
-            LockSupport.parkNanos(PARK_NANOS);
-        }
-    }
-
+    /** Any thread: the next duty cycle ends the runner's loop; a poller asleep on the completion channel wakes. */
     void stop() {
         running = false;
         if (channel != null) {
             channel.wakeup();
+        }
+    }
+
+    /**
+     * Event mode's idling: after {@code spins} empty polls it arms the CQ and lets the poller poll once more (a
+     * completion may have come before the arming); still nothing, it sleeps on the completion channel until one comes
+     * or a tick is due. Poller thread only.
+     */
+    static final class CompletionEventIdle implements IdleStrategy {
+        private final CompletionQueue cq;
+        private final CompletionChannel channel;
+        private final int spins;
+        private int idle;
+        private boolean armed;
+
+        CompletionEventIdle(final CompletionQueue cq, final CompletionChannel channel, final int spins) {
+            this.cq = cq;
+            this.channel = channel;
+            this.spins = spins;
+        }
+
+        @Override
+        public void idle(final int workCount) {
+            if (workCount > 0) {
+                reset();
+                return;
+            }
+            idle();
+        }
+
+        @Override
+        public void idle() {
+            if (armed) {
+                try {
+                    channel.awaitEvent(TICK);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AgentTerminationException(e);
+                }
+                reset();
+            } else if (++idle > spins) {
+                cq.requestNotify(false);
+                armed = true;
+            }
+        }
+
+        @Override
+        public void reset() {
+            idle = 0;
+            armed = false;
         }
     }
 }

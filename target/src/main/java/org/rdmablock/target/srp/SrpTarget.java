@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.agrona.concurrent.AgentRunner;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.protocol.srp.SrpLoginReject;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
@@ -77,7 +78,8 @@ public final class SrpTarget implements AutoCloseable {
     /** The shared receive buffers (SRQ mode), or null; made with the pipeline. */
     private ReceiveBuffers sharedReceives;
     private CompletionPoller poller;
-    private Thread pollerThread;
+    /** Runs the poller's duty cycle on its thread ({@link #POLLER_THREAD_NAME}). */
+    private AgentRunner pollerRunner;
     /** The completion poller's thread; with {@code backend_threads = 0} it runs every command too. */
     static final String POLLER_THREAD_NAME = "srp-poller";
 
@@ -380,7 +382,8 @@ public final class SrpTarget implements AutoCloseable {
                 p.completions() == PipelineConfig.CompletionMode.EVENT,
                 !provider.registrationPinsMemory()); // a LUN's mapping registered whole would be locked in RAM
         poller = new CompletionPoller(cq, completionChannel, pipeline);
-        pollerThread = Thread.ofPlatform().name(POLLER_THREAD_NAME).daemon().start(poller);
+        pollerRunner = new AgentRunner(poller.idleStrategy(), SrpTarget::pollerFailed, null, poller);
+        AgentRunner.startOnThread(pollerRunner, runnable -> Thread.ofPlatform().name(POLLER_THREAD_NAME).daemon().unstarted(runnable));
         return true;
     }
 
@@ -434,10 +437,16 @@ public final class SrpTarget implements AutoCloseable {
             }
             awaitChannelsDrained(Duration.ofSeconds(5));
             poller.stop();
+            final Thread pollerThread = pollerRunner.thread();
             try {
-                pollerThread.join(5_000);
+                if (pollerThread != null) {
+                    pollerThread.join(5_000);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (pollerThread == null || !pollerThread.isAlive()) {
+                pollerRunner.close(); // the loop has ended: this only marks the runner closed
             }
             for (int i = 0; i < channels.capacity(); i++) {
                 final SrpChannel channel = channels.take(i);
@@ -457,6 +466,13 @@ public final class SrpTarget implements AutoCloseable {
             pd.close();
         }
         provider.close();
+    }
+
+    /** The poller's runner reports what ended its loop; the poller itself logged why. */
+    private static void pollerFailed(final Throwable error) {
+        if (!(error instanceof org.agrona.concurrent.AgentTerminationException)) {
+            LOG.error("completion poller failed", error);
+        }
     }
 
     private void awaitChannelsDrained(final Duration timeout) {

@@ -65,9 +65,14 @@ abstract class TargetTestBase {
 
     /** The test target's config with {@code backendThreads} backend threads (0: commands run on the poller thread). */
     static TargetConfig config(final int port, final int backendThreads) {
+        return config(port, backendThreads, PipelineConfig.CompletionMode.POLL);
+    }
+
+    /** The same with the poller waiting for completions as {@code completions} says. */
+    static TargetConfig config(final int port, final int backendThreads, final PipelineConfig.CompletionMode completions) {
         return new TargetConfig("<test>", new ListenConfig(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port), new IdentityConfig(ID_EXT, IOC_GUID),
                 new ChannelConfig(CREDITS, 8276, 1 << 20, true, 8192, MAX_CHANNELS),
-                new PipelineConfig(4096, RING_SIZE, backendThreads, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL),
+                new PipelineConfig(4096, RING_SIZE, backendThreads, PipelineConfig.ReceiveQueueMode.PER_CHANNEL, completions),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());
     }
 
@@ -82,7 +87,12 @@ abstract class TargetTestBase {
                 .maxTransferBytes(1 << 20).build(), backend1));
         statistics = new TargetStatistics();
         statistics.lunsServed(List.of(0, 1));
-        target = SrpTarget.start(config(0, backendThreads()), this::unitsFor, statistics);
+        target = SrpTarget.start(config(0, backendThreads(), completions()), this::unitsFor, statistics);
+    }
+
+    /** How the test target's poller waits for completions (polling; a subclass runs the same tests on events). */
+    PipelineConfig.CompletionMode completions() {
+        return PipelineConfig.CompletionMode.POLL;
     }
 
     /** Backend threads of the test target (2; a subclass runs the same tests with another count). */
