@@ -21,13 +21,6 @@ public final class Volume implements AutoCloseable {
     /** The name the mount shows in the mount table (its source, and the type {@code fuse.rdmablock}). */
     static final String FS_NAME = "rdmablock";
     private static final Logger LOG = Logger.getLogger(Volume.class.getName());
-    /**
-     * Whether large reads and writes register libfuse's buffer and move straight between it and the target where
-     * registering is cheap (the soft provider; {@link LunFile}). Default true; {@code
-     * -Drdmablock.mount.registerFuseBuffers=false} copies every piece through the slots (for A/B runs).
-     */
-    static final boolean REGISTER_FUSE_BUFFERS =
-            Boolean.parseBoolean(System.getProperty("rdmablock.mount.registerFuseBuffers", "true"));
 
     private final Fuse fuse;
     private final LunFileSystem fileSystem;
@@ -55,10 +48,10 @@ public final class Volume implements AutoCloseable {
         builder.setLibraryPath(library.toString());
         final SlotPool slots = new SlotPool(threads, initiator::allocateBuffer,
                 initiator.config().waiting() == InitiatorConfig.Waiting.CALLER ? initiator::poll : null);
+        final boolean direct = Configuration.registerFuseBuffers() && initiator.registrationIsCheap();
         final List<LunFile> files = new ArrayList<>();
         for (final Lun lun : initiator.luns()) {
-            files.add(new LunFile(lun, slots, builder.errno().eio(),
-                    REGISTER_FUSE_BUFFERS && initiator.registrationIsCheap() ? initiator::registerMemory : null));
+            files.add(new LunFile(lun, slots, builder.errno().eio(), direct ? initiator::registerMemory : null));
         }
         final LunFileSystem fileSystem = new LunFileSystem(files, builder.errno());
         final Fuse fuse = builder.build(fileSystem);
