@@ -6,12 +6,13 @@ import org.cryptomator.jfuse.api.FuseMountFailedException;
 import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import java.util.logging.Logger;
 
 /**
  * A mounted volume: every LUN of an initiator's session as {@code lunN.img} under a directory, served by libfuse's
@@ -20,7 +21,7 @@ import java.util.logging.Logger;
 public final class Volume implements AutoCloseable {
     /** The name the mount shows in the mount table (its source, and the type {@code fuse.rdmablock}). */
     static final String FS_NAME = "rdmablock";
-    private static final Logger LOG = Logger.getLogger(Volume.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Volume.class);
 
     private final Fuse fuse;
     private final LunFileSystem fileSystem;
@@ -99,7 +100,7 @@ public final class Volume implements AutoCloseable {
         try {
             fuse.close();
         } catch (TimeoutException e) {
-            LOG.warning("the FUSE loop did not end within 10 s of the unmount: " + e.getMessage());
+            LOG.warn("the FUSE loop did not end within 10 s of the unmount: {}", e.getMessage());
         }
     }
 }
