@@ -1,7 +1,18 @@
 package org.rdmablock.tools.bench;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.HdrHistogram.Histogram;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.Locale;
 
 /**
@@ -34,6 +45,13 @@ public record BenchResult(Workload workload, int lun, int blockSize, double seco
     public static final int EXIT_FAILED = 1;
     /** Exit status of a run whose verify found data other than what was written. */
     public static final int EXIT_VERIFY_FAILED = 3;
+    /** Significant digits of the JSON's measured figures (rates, seconds, mean latency). */
+    static final int JSON_DIGITS = 7;
+    /** The JSON document's writer: two-space indents, {@code "name": value}, decimals plain (never 1.0E7). */
+    private static final ObjectWriter JSON = JsonMapper.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build()
+            .writer(new DefaultPrettyPrinter()
+                    .withSeparators(Separators.createDefaultInstance().withObjectFieldValueSpacing(Separators.Spacing.AFTER))
+                    .withObjectIndenter(new DefaultIndenter("  ", "\n")));
 
     /** Where the run went to, for the report: target address, provider, channels, and whether the target was embedded. */
     public record Setup(String target, String provider, int channels, String embeddedTarget) {
@@ -138,155 +156,77 @@ public record BenchResult(Workload workload, int lun, int blockSize, double seco
 
     /** The JSON document: the setup, the workload, the figures overall and per direction, verify and the result. */
     public String json(final Setup setup) {
-        final Json json = new Json();
-        json.begin();
-        json.field("tool", "rdmablock bench");
-        json.field("target", setup.target());
-        json.field("provider", setup.provider());
-        json.field("embedded_target", setup.embeddedTarget());
-        json.field("lun", lun);
-        json.field("block_size", blockSize);
-        json.field("rw", workload.mode().fioName());
-        json.field("rwmix_read", workload.effectiveReadPercent());
-        json.field("bs", workload.blockBytes());
-        json.field("iodepth", workload.ioDepth());
-        json.field("threads", workload.threads());
-        json.field("channels", setup.channels());
-        json.field("region_bytes", workload.sliceBytes() * workload.threads());
-        json.field("runtime_s", workload.runtimeNanos() / 1e9);
-        json.field("size_bytes", workload.runtimeNanos() > 0 ? 0 : workload.sliceBytes() * workload.threads());
-        json.field("ramp_s", workload.rampNanos() / 1e9);
-        json.field("seconds", seconds);
-        json.field("wall_seconds", wallSeconds);
-        json.field("ios", ios());
-        json.field("bytes", bytes());
-        json.field("iops", iops());
-        json.field("mb_s", megabytesPerSecond());
-        latency(json, "lat_ns", latency());
-        direction(json, "read", read);
-        direction(json, "write", write);
-        json.field("commands", commands);
-        json.field("requests", requests);
-        json.field("merged", merged);
-        json.field("bench_thread_bytes_allocated", allocatedBytes);
-        json.begin("verify");
-        json.field("enabled", workload.verify());
-        json.field("blocks_checked", blocksChecked);
-        json.field("errors", verifyFailed ? 1 : 0);
-        json.end();
-        json.field("result", status());
-        json.field("error", failure);
-        json.end();
-        return json.toString();
+        final ObjectNode json = JsonNodeFactory.instance.objectNode();
+        json.put("tool", "rdmablock bench");
+        json.put("target", setup.target());
+        json.put("provider", setup.provider());
+        json.put("embedded_target", setup.embeddedTarget());
+        json.put("lun", lun);
+        json.put("block_size", blockSize);
+        json.put("rw", workload.mode().fioName());
+        json.put("rwmix_read", workload.effectiveReadPercent());
+        json.put("bs", workload.blockBytes());
+        json.put("iodepth", workload.ioDepth());
+        json.put("threads", workload.threads());
+        json.put("channels", setup.channels());
+        json.put("region_bytes", workload.sliceBytes() * workload.threads());
+        decimal(json, "runtime_s", workload.runtimeNanos() / 1e9);
+        json.put("size_bytes", workload.runtimeNanos() > 0 ? 0 : workload.sliceBytes() * workload.threads());
+        decimal(json, "ramp_s", workload.rampNanos() / 1e9);
+        decimal(json, "seconds", seconds);
+        decimal(json, "wall_seconds", wallSeconds);
+        json.put("ios", ios());
+        json.put("bytes", bytes());
+        decimal(json, "iops", iops());
+        decimal(json, "mb_s", megabytesPerSecond());
+        latency(json.putObject("lat_ns"), latency());
+        direction(json.putObject("read"), read);
+        direction(json.putObject("write"), write);
+        json.put("commands", commands);
+        json.put("requests", requests);
+        json.put("merged", merged);
+        json.put("bench_thread_bytes_allocated", allocatedBytes);
+        final ObjectNode verify = json.putObject("verify");
+        verify.put("enabled", workload.verify());
+        verify.put("blocks_checked", blocksChecked);
+        verify.put("errors", verifyFailed ? 1 : 0);
+        json.put("result", status());
+        json.put("error", failure);
+        try {
+            return JSON.writeValueAsString(json);
+        } catch (JsonProcessingException e) { // a tree of strings and numbers written to a String: cannot happen
+            throw new IllegalStateException(e);
+        }
     }
 
-    private void direction(final Json json, final String name, final OpFigures figures) {
-        json.begin(name);
-        json.field("ios", figures.ios);
-        json.field("bytes", figures.bytes);
-        json.field("iops", figures.ios / seconds);
-        json.field("mb_s", figures.bytes / seconds / 1e6);
-        latency(json, "lat_ns", figures.latency);
-        json.end();
+    private void direction(final ObjectNode json, final OpFigures figures) {
+        json.put("ios", figures.ios);
+        json.put("bytes", figures.bytes);
+        decimal(json, "iops", figures.ios / seconds);
+        decimal(json, "mb_s", figures.bytes / seconds / 1e6);
+        latency(json.putObject("lat_ns"), figures.latency);
     }
 
-    private static void latency(final Json json, final String name, final Histogram h) {
-        json.begin(name);
+    private static void latency(final ObjectNode json, final Histogram h) {
         final boolean any = h.getTotalCount() > 0;
-        json.field("min", any ? h.getMinValue() : 0);
-        json.field("mean", any ? h.getMean() : 0);
-        json.field("p50", h.getValueAtPercentile(50));
-        json.field("p90", h.getValueAtPercentile(90));
-        json.field("p99", h.getValueAtPercentile(99));
-        json.field("p99_9", h.getValueAtPercentile(99.9));
-        json.field("max", h.getMaxValue());
-        json.end();
+        json.put("min", any ? h.getMinValue() : 0);
+        decimal(json, "mean", any ? h.getMean() : 0);
+        json.put("p50", h.getValueAtPercentile(50));
+        json.put("p90", h.getValueAtPercentile(90));
+        json.put("p99", h.getValueAtPercentile(99));
+        json.put("p99_9", h.getValueAtPercentile(99.9));
+        json.put("max", h.getMaxValue());
     }
 
-    /** A small JSON writer: objects, strings, numbers, booleans and null; enough for the report, no dependency. */
-    static final class Json {
-        private final StringBuilder out = new StringBuilder();
-        private boolean first = true;
-        private int depth;
-
-        void begin() {
-            out.append('{');
-            first = true;
-            depth++;
-        }
-
-        void begin(final String name) {
-            key(name);
-            begin();
-        }
-
-        void end() {
-            depth--;
-            out.append('\n').append("  ".repeat(depth)).append('}');
-            first = false;
-        }
-
-        void field(final String name, final String value) {
-            key(name);
-            if (value == null) {
-                out.append("null");
-            } else {
-                string(value);
-            }
-        }
-
-        void field(final String name, final long value) {
-            key(name);
-            out.append(value);
-        }
-
-        void field(final String name, final double value) {
-            key(name);
-            out.append(Double.isFinite(value)
-                    ? java.math.BigDecimal.valueOf(value).round(new java.math.MathContext(7)).stripTrailingZeros().toPlainString()
-                    : "null");
-        }
-
-        void field(final String name, final boolean value) {
-            key(name);
-            out.append(value);
-        }
-
-        private void key(final String name) {
-            if (!first) {
-                out.append(',');
-            }
-            first = false;
-            out.append('\n').append("  ".repeat(depth));
-            string(name);
-            out.append(": ");
-        }
-
-        private void string(final String value) {
-            out.append('"');
-            for (int i = 0; i < value.length(); i++) {
-                final char c = value.charAt(i);
-                switch (c) {
-                    case '"' -> out.append("\\\"");
-                    case '\\' -> out.append("\\\\");
-                    case '\n' -> out.append("\\n");
-                    case '\r' -> out.append("\\r");
-                    case '\t' -> out.append("\\t");
-                    default -> {
-                        if (c < 0x20) {
-                            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                        } else {
-                            out.append(c);
-                        }
-                    }
-                }
-            }
-            out.append('"');
-        }
-
-        @Override
-        public String toString() {
-            return out.toString();
+    /**
+     * A measured figure to {@link #JSON_DIGITS} significant digits, written plain (no exponent, no trailing zeros), or
+     * null where it is not a number (no time measured): more digits than the measurement has would only be noise.
+     */
+    private static void decimal(final ObjectNode json, final String name, final double value) {
+        if (Double.isFinite(value)) {
+            json.put(name, BigDecimal.valueOf(value).round(new MathContext(JSON_DIGITS)).stripTrailingZeros());
+        } else {
+            json.putNull(name);
         }
     }
 }

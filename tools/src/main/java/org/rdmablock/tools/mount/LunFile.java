@@ -3,13 +3,14 @@ package org.rdmablock.tools.mount;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpIoException;
 import org.rdmablock.verbs.MemoryRegion;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.logging.Logger;
 
 /**
  * A LUN seen as a file of its capacity ({@code lunN.img}): byte offsets mapped to blocks, reads and writes through the
@@ -34,7 +35,7 @@ final class LunFile {
     static final long ANSWER_TIMEOUT_NANOS = TimeUnit.MINUTES.toNanos(10);
     /** Smallest piece moved straight from or into libfuse's buffer; below it the copy through the slot is cheaper. */
     static final int DIRECT_MIN_BYTES = 64 * 1024;
-    private static final Logger LOG = Logger.getLogger(LunFile.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LunFile.class);
 
     private final String name;
     private final Lun lun;
@@ -255,8 +256,8 @@ final class LunFile {
     private int answered(final String what, final IoSlot slot) {
         if (!slot.await(ANSWER_TIMEOUT_NANOS)) {
             slots.abandon(slot);
-            LOG.severe(name + ": " + what + " unanswered after " + TimeUnit.NANOSECONDS.toSeconds(ANSWER_TIMEOUT_NANOS)
-                    + " s; its buffer is set aside");
+            LOG.error("{}: {} unanswered after {} s; its buffer is set aside", name, what,
+                    TimeUnit.NANOSECONDS.toSeconds(ANSWER_TIMEOUT_NANOS));
             return -eio;
         }
         final SrpIoException failure = slot.failure();
@@ -268,8 +269,8 @@ final class LunFile {
         // away every request fails, so one line per FailureLog interval, with a count of the others
         final long unlogged = failures.admit(System.nanoTime());
         if (unlogged >= 0) {
-            LOG.warning(name + ": " + what + " failed, EIO: " + e.getMessage()
-                    + (unlogged > 0 ? " (and " + unlogged + " more failed operation(s) since the last such line)" : ""));
+            LOG.warn("{}: {} failed, EIO: {}{}", name, what, e.getMessage(),
+                    unlogged > 0 ? " (and " + unlogged + " more failed operation(s) since the last such line)" : "");
         }
         return -eio;
     }

@@ -9,13 +9,14 @@ import org.cryptomator.jfuse.api.FuseOperations;
 import org.cryptomator.jfuse.api.Stat;
 import org.cryptomator.jfuse.api.Statvfs;
 import org.rdmablock.tools.bench.Units;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.logging.Logger;
 
 /**
  * The mounted file system (jfuse's {@link FuseOperations}): a root directory holding one file per LUN,
@@ -40,7 +41,7 @@ final class LunFileSystem implements FuseOperations {
     static final int O_DSYNC = 010000;
     /** The file handle's bit for "write with FUA" (the low 32 bits are the file's index). */
     private static final long FUA_HANDLE_BIT = 1L << 32;
-    private static final Logger LOG = Logger.getLogger(LunFileSystem.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(LunFileSystem.class);
 
     private final List<LunFile> files;
     private final Errno errno;
@@ -76,7 +77,7 @@ final class LunFileSystem implements FuseOperations {
         negotiated = "FUSE protocol " + conn.protoMajor() + "." + conn.protoMinor() + ", max_write " + conn.maxWrite()
                 + ", max_background " + conn.maxBackground() + ", async direct I/O "
                 + ((conn.want() & FuseConnInfo.FUSE_CAP_ASYNC_DIO) != 0 ? "on" : "off");
-        LOG.fine(negotiated);
+        LOG.debug(negotiated);
     }
 
     /** The files, each as its name, size and block size. */

@@ -39,10 +39,8 @@ public final class MountCommand implements Callable<Integer> {
     static final int EXIT_USAGE = 2;
     /**
      * 12 FUSE worker threads: requests served at once (more wait in the kernel's queue, up to its max_background of
-     * {@link LunFileSystem#MAX_BACKGROUND}); 12 MiB registered. On two cores fewer threads than requests in flight did
-     * better: 1 MiB rows 0.91 - 1.02 of nbdfuse with 12 against 0.87 - 0.94 with 32, 4 KiB iodepth-16 rows 1.19 - 1.36
-     * against 1.04 - 1.34 (tools/fio/1mib-rows.md, "Fewer FUSE threads"); libfuse's own default, which nbdfuse
-     * runs with, is 10.
+     * {@link LunFileSystem#MAX_BACKGROUND}); 12 MiB registered. Fewer threads than requests in flight did better than 32
+     * on two cores: docs/benchmarks/fuse-1mib-rows.md, entry "at a816c85 and 317e1bb", "Fewer FUSE threads".
      */
     static final int DEFAULT_FUSE_THREADS = 12;
     /** How often the main thread checks that the mount is still there (an unmount from outside ends the command). */

@@ -14,14 +14,12 @@ import java.util.function.IntSupplier;
  *
  * <p>The hand-over is a Dekker pair on volatiles: a waiter marks its slot waiting, then looks for a free turn; the
  * holder frees the turn, then looks for waiting slots. Either the waiter sees the free turn, or the holder sees the
- * waiter and unparks it. A park still has a bound ({@link #PARK_NANOS}), a safety net that costs nothing when unused.
- * An interrupt does not end a wait (see {@link IoSlot#await}).
+ * waiter and unparks it. A park still has a bound ({@link Configuration#turnParkNanos()}), a safety net that costs
+ * nothing when unused. An interrupt does not end a wait (see {@link IoSlot#await}).
  */
 final class PollingTurn {
     /** Polls that bring nothing before the holder yields the core between polls. */
     private static final int SPINS = 64;
-    /** Longest park of a waiter between looks at its answer and the turn. */
-    static final long PARK_NANOS = Long.getLong("rdmablock.mount.turnParkNanos", 1_000_000L);
 
     private final IntSupplier poll;
     private final AtomicReference<Thread> holder = new AtomicReference<>();
@@ -30,9 +28,10 @@ final class PollingTurn {
     private IoSlot[] slots = new IoSlot[0];
 
     PollingTurn(final IntSupplier poll) {
-        this(poll, PARK_NANOS);
+        this(poll, Configuration.turnParkNanos());
     }
 
+    /** {@code parkNanos}: the longest park of a waiter between looks at its answer and the turn. */
     PollingTurn(final IntSupplier poll, final long parkNanos) {
         this.poll = poll;
         this.parkNanos = parkNanos;

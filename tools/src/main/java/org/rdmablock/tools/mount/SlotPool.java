@@ -1,10 +1,12 @@
 package org.rdmablock.tools.mount;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongFunction;
-import java.util.logging.Logger;
 
 /**
  * The registered buffers of the FUSE worker threads: {@code count} slots of {@link #SLOT_BYTES} carved from one
@@ -19,7 +21,7 @@ final class SlotPool {
      * offset that is not block-aligned still fits with its partial first and last blocks.
      */
     static final int SLOT_BYTES = (1 << 20) + 8192;
-    private static final Logger LOG = Logger.getLogger(SlotPool.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(SlotPool.class);
 
     private final IoSlot[] slots;
     private final IoSlot spare;
@@ -64,7 +66,7 @@ final class SlotPool {
             return slots[index];
         }
         if (index == slots.length) {
-            LOG.warning("more FUSE threads than the " + slots.length + " slots: the others share one");
+            LOG.warn("more FUSE threads than the {} slots: the others share one", slots.length);
         }
         claimed.set(slots.length + 1); // stays past the end, never wraps
         spareLock.lock();

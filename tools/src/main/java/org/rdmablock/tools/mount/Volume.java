@@ -6,12 +6,13 @@ import org.cryptomator.jfuse.api.FuseMountFailedException;
 import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
-import java.util.logging.Logger;
 
 /**
  * A mounted volume: every LUN of an initiator's session as {@code lunN.img} under a directory, served by libfuse's
@@ -20,14 +21,7 @@ import java.util.logging.Logger;
 public final class Volume implements AutoCloseable {
     /** The name the mount shows in the mount table (its source, and the type {@code fuse.rdmablock}). */
     static final String FS_NAME = "rdmablock";
-    private static final Logger LOG = Logger.getLogger(Volume.class.getName());
-    /**
-     * Whether large reads and writes register libfuse's buffer and move straight between it and the target where
-     * registering is cheap (the soft provider; {@link LunFile}). Default true; {@code
-     * -Drdmablock.mount.registerFuseBuffers=false} copies every piece through the slots (for A/B runs).
-     */
-    static final boolean REGISTER_FUSE_BUFFERS =
-            Boolean.parseBoolean(System.getProperty("rdmablock.mount.registerFuseBuffers", "true"));
+    private static final Logger LOG = LoggerFactory.getLogger(Volume.class);
 
     private final Fuse fuse;
     private final LunFileSystem fileSystem;
@@ -55,10 +49,10 @@ public final class Volume implements AutoCloseable {
         builder.setLibraryPath(library.toString());
         final SlotPool slots = new SlotPool(threads, initiator::allocateBuffer,
                 initiator.config().waiting() == InitiatorConfig.Waiting.CALLER ? initiator::poll : null);
+        final boolean direct = Configuration.registerFuseBuffers() && initiator.registrationIsCheap();
         final List<LunFile> files = new ArrayList<>();
         for (final Lun lun : initiator.luns()) {
-            files.add(new LunFile(lun, slots, builder.errno().eio(),
-                    REGISTER_FUSE_BUFFERS && initiator.registrationIsCheap() ? initiator::registerMemory : null));
+            files.add(new LunFile(lun, slots, builder.errno().eio(), direct ? initiator::registerMemory : null));
         }
         final LunFileSystem fileSystem = new LunFileSystem(files, builder.errno());
         final Fuse fuse = builder.build(fileSystem);
@@ -106,7 +100,7 @@ public final class Volume implements AutoCloseable {
         try {
             fuse.close();
         } catch (TimeoutException e) {
-            LOG.warning("the FUSE loop did not end within 10 s of the unmount: " + e.getMessage());
+            LOG.warn("the FUSE loop did not end within 10 s of the unmount: {}", e.getMessage());
         }
     }
 }

@@ -12,11 +12,13 @@ import org.rdmablock.tools.session.EmbeddedTarget;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -151,15 +153,13 @@ class MountEndToEndTest {
             return new Child(process, log);
         }
 
-        void awaitMounted() throws InterruptedException {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(MOUNT_SECONDS);
-            while (!output().lines().anyMatch(l -> l.startsWith("rdmablock mount:") && l.contains(" mounted at "))) {
-                if (System.nanoTime() > deadline || !process.isAlive()) {
-                    process.waitFor(1, TimeUnit.SECONDS);
-                    fail("the mount did not come up within " + MOUNT_SECONDS + " s (alive: " + process.isAlive() + "): " + output());
-                }
-                Thread.sleep(100);
-            }
+        /** Until the mount prints that it mounted; fails at once if its JVM ends first. */
+        void awaitMounted() {
+            await("the mount (its output in " + log + ")").atMost(Duration.ofSeconds(MOUNT_SECONDS)).pollInterval(Duration.ofMillis(100))
+                    .failFast(() -> assertTrue(process.isAlive(),
+                            () -> "the mount ended (exit " + process.exitValue() + ") before it mounted: " + output()))
+                    .untilAsserted(() -> assertTrue(output().lines().anyMatch(
+                            l -> l.startsWith("rdmablock mount:") && l.contains(" mounted at ")), () -> "not mounted yet: " + output()));
         }
 
         /** SIGTERM, and waits for the JVM to end (30 s at most). */

@@ -1,11 +1,13 @@
 package org.rdmablock.tools.mount;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -15,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +31,9 @@ import org.junit.jupiter.api.Timeout;
 class PollingTurnTest {
     private static final int THREADS = 8;
     private static final int OPERATIONS = 2_000;
+    /** How long a thread may take to get where a test waits for it (a loaded 2-CPU machine). */
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMillis(1);
 
     @Test
     void oneThreadPollsAtATimeAndTheTurnIsPassedToAWaiter() throws Exception {
@@ -80,9 +86,10 @@ class PollingTurnTest {
         assertEquals(null, turn.holder(), "the turn is free once nobody waits");
     }
 
-    /** CPU a thread may take over {@link #INTERRUPTED_WAIT_MILLIS} while it waits; a spinning one takes about all of it. */
+    /** CPU a thread may take over {@link #INTERRUPTED_WAIT} while it waits; a spinning one takes about all of it. */
     private static final long WAIT_CPU_BOUND_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long INTERRUPTED_WAIT_MILLIS = 500;
+    /** How long the interrupted waiter is watched. */
+    private static final Duration INTERRUPTED_WAIT = Duration.ofMillis(500);
 
     /**
      * A FUSE thread interrupted while it waits for its answer (another thread holds the turn) keeps waiting, parked,
@@ -108,18 +115,21 @@ class PollingTurnTest {
         final IoSlot holderSlot = new IoSlot(Arena.ofAuto().allocate(4096), turn);
         final IoSlot waiterSlot = new IoSlot(Arena.ofAuto().allocate(4096), turn);
         turn.slots(new IoSlot[] {holderSlot, waiterSlot});
-        final Thread holder = startWaiting(holderSlot, submitted, new AtomicBoolean(), new AtomicBoolean());
-        while (turn.holder() != holder) {
-            Thread.sleep(1);
-        }
         final AtomicBoolean answered = new AtomicBoolean();
         final AtomicBoolean stillInterrupted = new AtomicBoolean();
-        final Thread waiter = startWaiting(waiterSlot, submitted, answered, stillInterrupted);
-        final long cpu = cpuWhileInterrupted(waiter, waiterSlot);
-        answer.countDown();
+        final Thread holder;
+        final Thread waiter;
+        try {
+            holder = startWaiting(holderSlot, submitted, new AtomicBoolean(), new AtomicBoolean());
+            await("the first thread takes the turn").atMost(WAIT).pollInterval(POLL).until(() -> turn.holder() == holder);
+            waiter = startWaiting(waiterSlot, submitted, answered, stillInterrupted);
+            assertParksWhenInterrupted(waiter, waiterSlot);
+        } finally {
+            answer.countDown();
+        }
         holder.join(10_000);
         waiter.join(10_000);
-        assertParkedAnsweredAndStillInterrupted(cpu, answered, stillInterrupted);
+        assertAnsweredAndStillInterrupted(answered, stillInterrupted);
     }
 
     /** The same without a polling turn (the mount's default: the channel's own thread answers). */
@@ -129,17 +139,17 @@ class PollingTurnTest {
         final AtomicBoolean answered = new AtomicBoolean();
         final AtomicBoolean stillInterrupted = new AtomicBoolean();
         final Thread waiter = startWaiting(slot, new ConcurrentLinkedDeque<>(), answered, stillInterrupted);
-        final long cpu = cpuWhileInterrupted(waiter, slot);
-        IoSlot.DONE.completed(slot, 4096, null);
+        try {
+            assertParksWhenInterrupted(waiter, slot);
+        } finally {
+            IoSlot.DONE.completed(slot, 4096, null);
+        }
         waiter.join(10_000);
-        assertParkedAnsweredAndStillInterrupted(cpu, answered, stillInterrupted);
+        assertAnsweredAndStillInterrupted(answered, stillInterrupted);
     }
 
-    /** The interrupted waiter parked (little CPU while interrupted), got its answer, and kept its interrupt. */
-    private static void assertParkedAnsweredAndStillInterrupted(final long cpu, final AtomicBoolean answered,
-                                                               final AtomicBoolean stillInterrupted) {
-        assertTrue(cpu < WAIT_CPU_BOUND_NANOS, "the interrupted waiter took " + cpu / 1_000_000 + " ms of CPU in "
-                + INTERRUPTED_WAIT_MILLIS + " ms: it spun");
+    /** The interrupted waiter got its answer, and kept its interrupt. */
+    private static void assertAnsweredAndStillInterrupted(final AtomicBoolean answered, final AtomicBoolean stillInterrupted) {
         assertTrue(answered.get(), "the interrupted waiter's answer came through");
         assertTrue(stillInterrupted.get(), "the waiter's interrupt was kept for its caller");
     }
@@ -162,17 +172,25 @@ class PollingTurnTest {
         return thread;
     }
 
-    /** Interrupts {@code waiter} once it waits on {@code slot}, and returns the CPU it takes in the next half second. */
-    private static long cpuWhileInterrupted(final Thread waiter, final IoSlot slot) throws InterruptedException {
-        while (!slot.waiting && waiter.getState() != Thread.State.TIMED_WAITING) {
-            Thread.sleep(1);
-        }
+    /**
+     * Interrupts {@code waiter} once it waits on {@code slot}, and checks that over the next {@link #INTERRUPTED_WAIT}
+     * it takes less than {@link #WAIT_CPU_BOUND_NANOS} of CPU (it parked) and is still waiting.
+     */
+    private static void assertParksWhenInterrupted(final Thread waiter, final IoSlot slot) {
+        await("the waiter waits").atMost(WAIT).pollInterval(POLL)
+                .until(() -> slot.waiting || waiter.getState() == Thread.State.TIMED_WAITING);
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         waiter.interrupt();
         final long before = threads.getThreadCpuTime(waiter.threadId());
-        Thread.sleep(INTERRUPTED_WAIT_MILLIS);
-        final long after = threads.getThreadCpuTime(waiter.threadId());
-        assertTrue(before >= 0 && after >= 0, "thread CPU time is measured here");
-        return after - before;
+        assertTrue(before >= 0, "thread CPU time is measured here");
+        final ThrowingRunnable parked = () -> {
+            final long now = threads.getThreadCpuTime(waiter.threadId());
+            assertTrue(now >= 0, "the interrupted waiter ended before its answer");
+            assertTrue(now - before < WAIT_CPU_BOUND_NANOS, "the interrupted waiter took " + (now - before) / 1_000_000
+                    + " ms of CPU since its interrupt, more than " + WAIT_CPU_BOUND_NANOS / 1_000_000 + " ms: it spins");
+        };
+        // CPU time only grows: a breach is final, so it fails at once (failFast) with its figure
+        await("the interrupted waiter stays parked").during(INTERRUPTED_WAIT).atMost(INTERRUPTED_WAIT.plus(WAIT))
+                .pollInterval(Duration.ofMillis(50)).failFast(parked).untilAsserted(parked);
     }
 }
