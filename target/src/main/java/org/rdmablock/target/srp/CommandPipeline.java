@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.Configuration;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.MemoryRegion;
@@ -43,19 +44,10 @@ final class CommandPipeline implements AutoCloseable {
     static final int DATA_CHUNK_BYTES = 4 * 1024;
     /** How long closing waits for the stages to finish what was published. */
     static final int CLOSE_TIMEOUT_SECONDS = 10;
-    /**
-     * With event completions: how long an idle stage spins before it yields (see {@code RingExecution.sleepingStages}); system
-     * property {@code rdmablock.pipeline.stageSpinMicros}, default 0 (the Disruptor's own 10 000 tries still run
-     * first). Event mode is for machines without a core to spare, where a spinning stage takes the CPU from the
-     * threads that do the I/O: in the QEMU guest (two vCPUs) ib_srp's 4 KiB I/O ran 0.28 - 0.49 of LIO with 20 µs of
-     * spinning and 200 µs of yielding, 0.39 - 0.53 with none, 0.25 - 0.32 with 100 µs and 1 ms.
-     */
-    static final long STAGE_SPIN_MICROS = Long.getLong("rdmablock.pipeline.stageSpinMicros", 0);
-    /**
-     * With event completions: how long after it went idle a stage stops yielding and sleeps; system property
-     * {@code rdmablock.pipeline.stageYieldMicros}, default 0 (see {@link #STAGE_SPIN_MICROS}).
-     */
-    static final long STAGE_YIELD_MICROS = Math.max(STAGE_SPIN_MICROS, Long.getLong("rdmablock.pipeline.stageYieldMicros", 0));
+    /** With event completions: how long an idle ring stage spins before it yields ({@code Configuration}). */
+    static final long STAGE_SPIN_MICROS = Configuration.stageSpinMicros();
+    /** With event completions: how long after it went idle a ring stage stops yielding and sleeps. */
+    static final long STAGE_YIELD_MICROS = Configuration.stageYieldMicros();
     /**
      * A pseudo kind for the poller's idle tick, so that the intake stage does housekeeping when no completion comes;
      * also what the completion of an unsignaled post (work request id 0) comes as, which only an error produces.
@@ -63,12 +55,8 @@ final class CommandPipeline implements AutoCloseable {
     static final int TICK = 0;
     /** A receive of the shared set: the event's channel field holds the QP number until the intake stage resolves it. */
     static final int RECEIVE_SHARED = 0x80;
-    /**
-     * Whether READs and WRITEs of memory LUNs, and READs of cached file pages, move by RDMA in place
-     * ({@code InPlaceStorage}) where the provider allows it: default true; {@code -Drdmablock.target.inPlace=false}
-     * copies through the data buffers as for other LUNs (for A/B measurements).
-     */
-    static final boolean IN_PLACE_LUNS = !"false".equals(System.getProperty("rdmablock.target.inPlace"));
+    /** Whether in-place LUNs move their data in place where the provider allows it ({@code Configuration.inPlace}). */
+    static final boolean IN_PLACE_LUNS = Configuration.inPlace();
 
     private final Arena arena = Arena.ofShared();
     /** The in-place LUNs registered in the pipeline's domain; null when LUNs are not served in place. */

@@ -4,6 +4,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.rdmablock.target.Configuration;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.VerbsException;
@@ -30,14 +31,10 @@ final class CompletionPoller implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(CompletionPoller.class);
     /** Completions taken per poll. */
     static final int BATCH = 64;
-    /** Busy mode: empty polls spent spinning before the poller yields; system property {@code rdmablock.poller.spins}. */
-    private static final int SPINS = Integer.getInteger("rdmablock.poller.spins", 200);
-    /**
-     * Event mode: empty polls before the poller arms the CQ and sleeps; system property
-     * {@code rdmablock.poller.eventSpins}, default 20. Few, since event mode is for machines without a core to spare,
-     * where a spinning target takes the initiator's core (docs/benchmarks/target-pipeline-settings.md).
-     */
-    private static final int EVENT_SPINS = Integer.getInteger("rdmablock.poller.eventSpins", 20);
+    /** Busy mode: empty polls spent spinning before the poller yields ({@code Configuration.pollerSpins}). */
+    private static final int SPINS = Configuration.pollerSpins();
+    /** Event mode: empty polls before the poller arms the CQ and sleeps ({@code Configuration.pollerEventSpins}). */
+    private static final int EVENT_SPINS = Configuration.pollerEventSpins();
     private static final int YIELDS = 100;
     private static final long PARK_NANOS = 50_000;
     /** How often an idle poller lets the intake stage run its housekeeping. */
