@@ -45,6 +45,11 @@ final class OutstandingCommand {
         return tag;
     }
 
+    /** The slot a tag names (its low 16 bits). */
+    static int slotOf(final long tag) {
+        return (int) (tag & 0xFFFF);
+    }
+
     boolean inUse() {
         return partCount > 0;
     }

@@ -146,7 +146,7 @@ class FaultTest {
             // back by itself at its next login attempt (every 5 s while down)
             buffer.fill((byte) 0);
             boolean back = false;
-            final long backBy = System.nanoTime() + 4 * InitiatorChannel.DOWN_LOGIN_INTERVAL_NANOS;
+            final long backBy = System.nanoTime() + 4 * Reconnection.DOWN_LOGIN_INTERVAL_NANOS;
             while (!back && System.nanoTime() < backBy) {
                 try {
                     back = lun.readBlocking(9, 1, buffer, 0) == BLOCK;

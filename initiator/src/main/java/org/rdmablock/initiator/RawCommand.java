@@ -1,0 +1,7 @@
+package org.rdmablock.initiator;
+
+/** Fills a RAW request's {@code cdb}, {@code cdbLength}, {@code rawDirection}, {@code rawLength} (and inline data). */
+@FunctionalInterface
+interface RawCommand {
+    void fill(IoRequest request);
+}
