@@ -100,9 +100,9 @@ final class ChannelLogin implements Reconnector {
             }
             final int depth = config.queueDepth();
             final int sendQueueSize = sendQueueSize(config);
-            cq = context.createCompletionQueue(sendQueueSize + depth + ChannelReceiver.SPARE_RECEIVES, events);
+            cq = context.createCompletionQueue(sendQueueSize + depth + ChannelMemory.SPARE_RECEIVES, events);
             final QueuePair qp = id.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
-                    new QueuePairCapabilities(sendQueueSize, depth + ChannelReceiver.SPARE_RECEIVES, 1, 1, 0), false));
+                    new QueuePairCapabilities(sendQueueSize, depth + ChannelMemory.SPARE_RECEIVES, 1, 1, 0), false));
             for (final ReceiveWorkRequest receive : receives) {
                 qp.postReceive(receive);
             }

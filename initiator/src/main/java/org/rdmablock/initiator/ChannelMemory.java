@@ -15,6 +15,8 @@ import java.util.List;
  */
 record ChannelMemory(MemoryRegion ius, int iuLength, MemoryRegion receives, int receiveLength,
                      ReceiveWorkRequest[] receiveRequests, MemoryRegion bounce, int bounceBytes) {
+    /** Receives beyond the queue depth: the target's own requests (credit, AER, logout) need a buffer too. */
+    static final int SPARE_RECEIVES = 4;
 
     /**
      * Registers the buffers of a channel of {@code depth} command slots in {@code pd}, from {@code arena}; each region
@@ -24,7 +26,7 @@ record ChannelMemory(MemoryRegion ius, int iuLength, MemoryRegion receives, int 
                                   final int bounceBytes, final List<AutoCloseable> closeLater) {
         final MemoryRegion ius = register(pd, arena, (long) (depth + ControlIus.COUNT) * iuLength, AccessFlags.LOCAL_WRITE,
                 closeLater);
-        final int receiveCount = depth + ChannelReceiver.SPARE_RECEIVES;
+        final int receiveCount = depth + SPARE_RECEIVES;
         final MemoryRegion receiveRegion = register(pd, arena, (long) receiveCount * iuLength, AccessFlags.LOCAL_WRITE,
                 closeLater);
         final MemoryRegion bounce = register(pd, arena, (long) depth * bounceBytes,

@@ -17,9 +17,6 @@ import java.util.concurrent.locks.LockSupport;
  * lost) and its receive buffer posted again. Agent thread.
  */
 final class ChannelReceiver {
-    /** Receives beyond the queue depth: the target's own requests (credit, AER, logout) need a buffer too. */
-    static final int SPARE_RECEIVES = 4;
-
     private final ChannelState state;
     private final SendQueue sendQueue;
     private final ResponseMatcher matcher;
