@@ -6,9 +6,11 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Where a channel's agent sleeps and how others wake it: submitters after a publish, the provider's disconnect handler,
- * the closing thread. The agent sleeps in the completion event channel ({@link InitiatorConfig.Waiting#EVENTS}) or
- * parked; it says so in {@link #parked} so that a submitter wakes it only then. Any thread.
+ * Wakes a channel's sleeping agent (any thread: submitters, the provider's disconnect handler, the closing thread) and
+ * lets the agent say that it sleeps (agent thread).
+ *
+ * <p>The agent sleeps in the completion event channel ({@link InitiatorConfig.Waiting#EVENTS}) or parked; it says so
+ * in {@link #parked}, so that a submitter pays for a wakeup only then.
  */
 final class AgentWakeup {
     /** The event channel of every CQ the channel has, or null when the agent parks instead. */

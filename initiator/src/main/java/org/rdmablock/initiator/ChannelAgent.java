@@ -7,12 +7,13 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A channel's duty cycle and how it idles between cycles: completions first (they free credits and slots), then a lost
- * connection's recovery or a down channel's login, the command timeouts, then new commands. Without work it spins, then
- * yields (commands in flight: their answers come soon), then sleeps: in the completion event channel
- * ({@link InitiatorConfig.Waiting#EVENTS}), else parked until a submission wakes it. A duty cycle that throws fails the
- * channel: no caller may be left waiting. The agent thread, or with {@link InitiatorConfig.Waiting#CALLER} whichever
- * application thread drives the channel (one at a time).
+ * A channel's duty cycle and its idling between cycles, run by the agent thread (or, with
+ * {@link InitiatorConfig.Waiting#CALLER}, by the application thread driving the channel, one at a time).
+ *
+ * <p>A cycle takes completions first (they free credits and slots), then a lost connection's recovery or a down
+ * channel's login, the command timeouts, then new commands. Without work the agent spins, then yields (commands in
+ * flight: their answers come soon), then sleeps: in the completion event channel ({@link InitiatorConfig.Waiting#EVENTS}),
+ * else parked until a submission wakes it. A cycle that throws fails the channel: no caller may be left waiting.
  */
 final class ChannelAgent {
     private static final Logger LOG = Logger.getLogger(ChannelAgent.class.getName());

@@ -5,8 +5,9 @@ import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.QueuePair;
 
 /**
- * A logged-in connection, what a login or a login again hands a channel: the connection, its QP and CQ, the credits
- * the SRP_LOGIN_RSP granted and the largest write it may carry as immediate data (0: none).
+ * A logged-in connection as a login hands it to a channel (made on the connecting or agent thread, immutable): the
+ * connection, its QP and CQ, the credits the SRP_LOGIN_RSP granted and the largest write it may carry as immediate
+ * data (0: none).
  */
 record ChannelLink(ConnectionId connection, QueuePair queuePair, CompletionQueue completionQueue, int credits,
                    int immediateLimit) {

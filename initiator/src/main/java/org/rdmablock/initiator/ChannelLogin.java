@@ -25,11 +25,13 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * Logs a channel in: makes its CQ and RC QP on the session's device, posts its receives, sends the 56-byte rdma_cm
- * login of Linux's ib_srp ({@code srp_login_req_rdma}) and reads the SRP_LOGIN_RSP (or the SRP_LOGIN_REJ's reason,
- * in words). The first channel logs in with multichannel action SINGLE (it ends what an earlier session of the same
- * initiator port id left at the target), every other one and every login again with MULTIPLE. The connecting thread
- * at {@link SrpInitiator#connect}; a channel's agent when it logs in again ({@link Reconnector}).
+ * Logs a channel in, on the connecting thread at {@link SrpInitiator#connect} and on the channel's agent thread when it
+ * logs in again ({@link Reconnector}).
+ *
+ * <p>Makes the channel's CQ and RC QP on the session's device, posts its receives, sends the 56-byte rdma_cm login of
+ * Linux's ib_srp ({@code srp_login_req_rdma}) and reads the SRP_LOGIN_RSP (or the SRP_LOGIN_REJ's reason, in words).
+ * The first channel logs in with multichannel action SINGLE (it ends what an earlier session of the same initiator port
+ * id left at the target), every other one and every login again with MULTIPLE.
  */
 final class ChannelLogin implements Reconnector {
     /** The tag of the login requests. */

@@ -9,9 +9,9 @@ import java.lang.foreign.Arena;
 import java.util.List;
 
 /**
- * The registered memory of one channel: an IU buffer per command slot and per control IU, a receive buffer (and its
- * receive work request) per credit and spare receive, and a bounce buffer per command slot. Made at login on the
- * connecting thread; closed with the session.
+ * The registered memory of one channel, registered on the connecting thread and used by the channel's agent: an IU
+ * buffer per command slot and per control IU, a receive buffer (and its receive work request) per command slot and
+ * spare receive, and a bounce buffer per command slot. Closed with the session.
  */
 record ChannelMemory(MemoryRegion ius, int iuLength, MemoryRegion receives, int receiveLength,
                      ReceiveWorkRequest[] receiveRequests, MemoryRegion bounce, int bounceBytes) {

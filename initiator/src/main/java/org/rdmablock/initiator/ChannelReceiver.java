@@ -11,10 +11,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Takes what the channel's completion queue holds: a SEND's completion goes to the send queue's count; each IU the
- * target sent is decoded and handed on (SRP_RSP to the {@link ResponseMatcher}; SRP_CRED_REQ and SRP_AER_REQ bring
- * credits and are answered; SRP_T_LOGOUT, an IU that does not decode, or a failed completion mean the connection is
- * lost) and its receive buffer posted again. Agent thread.
+ * Takes the channel's completions and the IUs the target sends, on the agent thread.
+ *
+ * <p>A SEND's completion goes to the send queue's count; each IU is decoded and handed on (SRP_RSP to the
+ * {@link ResponseMatcher}; SRP_CRED_REQ and SRP_AER_REQ bring credits and are answered; SRP_T_LOGOUT, an IU that does
+ * not decode, or a failed completion mean the connection is lost) and its receive buffer posted again.
  */
 final class ChannelReceiver {
     private final ChannelState state;

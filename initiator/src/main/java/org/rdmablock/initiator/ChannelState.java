@@ -8,10 +8,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * A channel's connection and its health, which every part of the channel reads: the current QP and CQ (replaced by a
- * login again), why the connection was lost, whether the channel failed (its requests fail at once) and whether it is
- * still running. Holds state only, calls no part. Agent thread, except: {@link #connectionLost} on a provider thread,
- * {@link #stopRunning} on the closing thread, {@link #connection} and {@link #lostBecause} read by any.
+ * A channel's connection and its health, shared by the channel's parts: written on the agent thread, except
+ * {@link #connectionLost} (a provider thread) and {@link #stopRunning} (the closing thread); read on any.
+ *
+ * <p>Holds the current QP and CQ (replaced by a login again), why the connection was lost, whether the channel failed
+ * (its requests fail at once) and whether it still runs. State only: it calls no part.
  */
 final class ChannelState {
     private static final Logger LOG = Logger.getLogger(ChannelState.class.getName());

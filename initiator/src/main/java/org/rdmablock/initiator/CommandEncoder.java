@@ -9,10 +9,12 @@ import org.rdmablock.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Writes a command's SRP_CMD into its slot's IU buffer: the tag, LUN and CDB, and the data as the target is to move
- * it: immediate data inside the IU (small writes), one direct descriptor (the caller's registered buffer, or the slot's
- * bounce buffer, into which a write's data is gathered first), or an indirect descriptor list inside the IU (merged
- * requests in registered buffers, one descriptor each, SRP r16a 5.5.4). Agent thread.
+ * Builds a command's SRP_CMD in its slot's IU buffer, on the agent thread.
+ *
+ * <p>The tag, LUN and CDB, and the data as the target is to move it: immediate data inside the IU (small writes), one
+ * direct descriptor (the caller's registered buffer, or the slot's bounce buffer, into which a write's data is gathered
+ * first), or an indirect descriptor list inside the IU (merged requests in registered buffers, one descriptor each,
+ * SRP r16a 5.5.4).
  */
 final class CommandEncoder {
     /** Where the target finds immediate data in an SRP_CMD: Linux ib_srp's offset, what the login asks for. */

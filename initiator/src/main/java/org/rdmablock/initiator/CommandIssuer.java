@@ -1,10 +1,12 @@
 package org.rdmablock.initiator;
 
 /**
- * Turns requests into commands, within what the target and the channel allow: a credit beyond the task management
- * reserve, a free command slot and room in the send queue. Parts to be sent again come first, then the requests the
- * {@link RequestScheduler} chooses, each split into commands of at most a command's bytes; the SENDs of one duty cycle
- * go as one chain. A failed channel answers each request at once instead. Agent thread.
+ * Turns requests into commands within the target's credits, the free command slots and the send queue's room, on the
+ * agent thread.
+ *
+ * <p>Parts to be sent again come first, then the requests the {@link RequestScheduler} chooses, each split into
+ * commands of at most a command's bytes; the SENDs of one duty cycle go as one chain. A failed channel answers each
+ * request at once instead.
  */
 final class CommandIssuer {
     private final ChannelState state;

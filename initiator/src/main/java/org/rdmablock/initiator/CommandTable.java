@@ -1,9 +1,11 @@
 package org.rdmablock.initiator;
 
 /**
- * A channel's preallocated commands, one per slot of the queue depth: which slots are free, in flight, or quarantined
- * (an aborted command whose slot waits for a late answer, since the target may still move data for it). Agent thread;
- * {@link #inFlight} is a snapshot any thread may take.
+ * A channel's preallocated command slots, free, in flight or quarantined, on the agent thread ({@link #inFlight} a
+ * snapshot any thread may take).
+ *
+ * <p>One slot per unit of queue depth. A quarantined slot held an aborted command: it waits for a late answer, since
+ * the target may still move data for it.
  */
 final class CommandTable {
     private final OutstandingCommand[] commands;

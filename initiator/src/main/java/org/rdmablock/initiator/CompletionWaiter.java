@@ -9,9 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Waits for a request's answer on an application thread. With {@link InitiatorConfig.Waiting#CALLER} the waiting
- * thread drives the session's channels meanwhile ({@link #poll}), since nobody else would; in the other modes it
- * blocks on the future. Application threads.
+ * Waits for a request's answer on an application thread, driving the session's channels meanwhile when they are
+ * caller-driven ({@link InitiatorConfig.Waiting#CALLER}: nobody else would); in the other modes it blocks on the future.
  */
 final class CompletionWaiter {
     /** Completes the {@link CompletableFuture} given as attachment: the one callback the future forms share. */

@@ -8,9 +8,9 @@ import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.SendWorkRequest;
 
 /**
- * What the initiator sends beyond commands: SRP_CRED_RSP, SRP_AER_RSP, SRP_TSK_MGMT and SRP_I_LOGOUT, each built in the
- * next of its own IU buffers (after the commands' ones, round robin) and sent signaled. Agent thread; the logout on
- * the closing thread once the agent has stopped.
+ * Sends what the initiator sends beyond commands, on the agent thread (the logout on the closing thread, once the agent
+ * has stopped): SRP_CRED_RSP, SRP_AER_RSP, SRP_TSK_MGMT and SRP_I_LOGOUT, each built in the next of its own IU buffers
+ * (after the commands' ones, round robin) and sent signaled.
  */
 final class ControlIus {
     /** IU buffers for control IUs: as many as the send queue keeps entries for. */

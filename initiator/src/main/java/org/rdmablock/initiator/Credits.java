@@ -1,9 +1,11 @@
 package org.rdmablock.initiator;
 
 /**
- * The target's request limit as the initiator counts it (SRP r16a 5.4.1): granted at login, taken by each SRP_CMD and
- * SRP_TSK_MGMT, given back by the request limit delta of each SRP_RSP, SRP_CRED_REQ and SRP_AER_REQ. Commands leave
- * one credit unused, as Linux's ib_srp does, so that task management always has one. Agent thread.
+ * The target's request limit as the initiator counts it (SRP r16a 5.4.1), on the agent thread.
+ *
+ * <p>Granted at login, taken by each SRP_CMD and SRP_TSK_MGMT, given back by the request limit delta of each SRP_RSP,
+ * SRP_CRED_REQ and SRP_AER_REQ. Commands leave one credit unused, as Linux's ib_srp does, so that task management
+ * always has one.
  */
 final class Credits {
     /** Credits held back from commands for task management. */

@@ -6,10 +6,11 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The fields discovery reads from the data-in of REPORT LUNS (SPC-5 6.33), standard INQUIRY (SPC-5 6.6.2), the unit
- * serial number VPD page (80h, SPC-5 7.7.17), the block limits VPD page (B0h, SBC-4 6.6.4) and READ CAPACITY(16)
- * (SBC-4 5.20.2). Pure functions over the reply's bytes, the way {@link ScsiCdb} writes the CDBs. Discovery only: these
- * allocate (the text fields).
+ * Reads the fields discovery needs out of SCSI replies (pure functions, used on the connecting thread).
+ *
+ * <p>The data-in of REPORT LUNS (SPC-5 6.33), standard INQUIRY (SPC-5 6.6.2), the unit serial number VPD page (80h,
+ * SPC-5 7.7.17), the block limits VPD page (B0h, SBC-4 6.6.4) and READ CAPACITY(16) (SBC-4 5.20.2), the way
+ * {@link ScsiCdb} writes the CDBs. These allocate (the text fields): discovery only.
  */
 final class DiscoveryReplies {
     private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

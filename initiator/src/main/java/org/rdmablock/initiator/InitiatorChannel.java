@@ -8,8 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Logger;
 
 /**
- * One logged-in SRP channel as its session sees it: assembles the channel's parts, starts its agent thread, and is
- * where submissions, caller-driven polls, statistics and the close come in. Any thread.
+ * One logged-in SRP channel as its session sees it, called from any thread: assembles the channel's parts, starts its
+ * agent thread, and takes the submissions, caller-driven polls, statistics queries and the close.
  *
  * <pre>
  *  submitting threads ─► SubmissionRing (multi-producer, preallocated IoRequests) ─┐

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Finds the target's logical units this initiator may see: REPORT LUNS, then per LUN TEST UNIT READY (a unit attention
- * is taken and cleared), standard INQUIRY (direct-access block devices only), READ CAPACITY(16), the unit serial
- * number and the block limits' maximum transfer length. Each command goes through the channels like any request and is
- * waited for. The connecting thread, once, at {@link SrpInitiator#connect}.
+ * Finds the target's logical units this initiator may see, once, on the connecting thread.
+ *
+ * <p>REPORT LUNS, then per LUN TEST UNIT READY (a unit attention is taken and cleared), standard INQUIRY
+ * (direct-access block devices only), READ CAPACITY(16), the unit serial number and the block limits' maximum transfer
+ * length. Each command goes through the channels like any request and is waited for.
  */
 final class LunDiscovery {
     /** How long a discovery command may take. */

@@ -10,11 +10,13 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Logger;
 
 /**
- * A channel whose connection was lost: every command in flight goes to the retry queue (the old QP is gone, so nothing
- * lands late), and the channel logs in again with back-off until the reconnect timeout. Past it the channel is down:
- * its requests fail at once (as Linux ib_srp's do after {@code fast_io_fail_tmo}) and a login is tried every
- * {@link #DOWN_LOGIN_INTERVAL_NANOS}; the first that succeeds brings it back. Agent thread, which has nothing else to
- * do meanwhile: submitters wait in the ring.
+ * Brings back a channel whose connection was lost, on the agent thread (which has nothing else to do meanwhile:
+ * submitters wait in the ring).
+ *
+ * <p>Every command in flight goes to the retry queue (the old QP is gone, so nothing lands late), and the channel logs
+ * in again with back-off until the reconnect timeout. Past it the channel is down: its requests fail at once (as Linux
+ * ib_srp's do after {@code fast_io_fail_tmo}) and a login is tried every {@link #DOWN_LOGIN_INTERVAL_NANOS}; the first
+ * that succeeds brings it back.
  */
 final class Reconnection {
     private static final Logger LOG = Logger.getLogger(Reconnection.class.getName());

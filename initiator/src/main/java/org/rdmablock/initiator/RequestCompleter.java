@@ -7,10 +7,11 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Answers requests: a request whose last command ended, with none left to issue, is called back, and the ring's gating
- * sequence moves over the answered requests in front (requests finish out of ring order), so that submitters may reuse
- * their slots. Knows the request whose commands are being issued, which must not be answered before they all are.
- * Agent thread.
+ * Answers requests, on the agent thread: calls back each request whose last command ended (none left to issue) and
+ * moves the ring's gating sequence over the answered requests in front, so that submitters may reuse their slots.
+ *
+ * <p>Requests finish out of ring order. It knows the request whose commands are being issued, which must not be
+ * answered before they all are.
  */
 final class RequestCompleter {
     private static final Logger LOG = Logger.getLogger(RequestCompleter.class.getName());

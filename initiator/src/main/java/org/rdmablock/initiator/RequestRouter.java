@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Puts each request on a channel: the one the policy picks (the submitting thread's own, or the next in turn), in a
- * slot claimed in that channel's ring, filled in place and published. Submitting threads (a callback included, which
- * never waits for room).
+ * Puts each request on a channel, on the submitting thread (a callback included, which never waits for room): the
+ * channel the policy picks (the thread's own, or the next in turn), in a slot claimed in its ring, filled in place and
+ * published.
  */
 final class RequestRouter {
     private final List<InitiatorChannel> channels;

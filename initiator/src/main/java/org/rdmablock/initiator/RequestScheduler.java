@@ -3,10 +3,11 @@ package org.rdmablock.initiator;
 import com.lmax.disruptor.RingBuffer;
 
 /**
- * Chooses which submitted request a channel starts next: the oldest, or with read priority a read that waits behind a
- * write and overlaps no write before it (a write is passed {@link #MAX_PASSED} times at most); with merging, it adds
- * the whole requests that follow the chosen one in the ring and continue it to the same command. Both act only when
- * requests wait, for a credit or a command slot. Agent thread.
+ * Chooses the request a channel starts next (read priority) and what rides with it (merging), on the agent thread.
+ *
+ * <p>The oldest request, or with read priority a read that waits behind a write and overlaps no write before it (a
+ * write is passed {@link #MAX_PASSED} times at most); with merging, the whole requests that follow it in the ring and
+ * continue it join its command. Both act only when requests wait, for a credit or a command slot.
  */
 final class RequestScheduler {
     /** How far ahead of the oldest waiting request read priority looks for a read. */

@@ -8,10 +8,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.logging.Logger;
 
 /**
- * Takes each SRP_RSP: the credits it returns, then the command its tag names (task management's answers go to
- * {@link TaskManagement}); a read through a bounce buffer is copied out to its callers' buffers, part by part, an
- * underflow shortening the parts at the end; a SCSI status other than GOOD becomes the parts' failure, with the sense
- * in words. Each request the command carried completes once its last command has. Agent thread.
+ * Matches each SRP_RSP to its command by tag and copies its data out, on the agent thread.
+ *
+ * <p>Takes the credits the response returns; task management's answers go to {@link TaskManagement}. A read through a
+ * bounce buffer is copied out to its callers' buffers part by part, an underflow shortening the parts at the end; a
+ * SCSI status other than GOOD becomes the parts' failure, with the sense in words. Each request the command carried
+ * completes once its last command has.
  */
 final class ResponseMatcher {
     private static final Logger LOG = Logger.getLogger(ResponseMatcher.class.getName());

@@ -1,8 +1,8 @@
 package org.rdmablock.initiator;
 
 /**
- * Command parts to be sent again, first in first out: the parts of an aborted command, or of every command in flight
- * when the connection was lost. Sized so that every part of every slot fits. Agent thread.
+ * Command parts to be sent again, first in first out, on the agent thread: the parts of an aborted command, or of every
+ * command in flight when the connection was lost. Sized so that every part of every slot fits.
  */
 final class RetryQueue {
     private final IoRequest[] request;

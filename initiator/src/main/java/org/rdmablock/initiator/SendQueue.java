@@ -6,11 +6,12 @@ import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;
 
 /**
- * The channel's send queue as the initiator counts it: SENDs posted and not completed (a SEND's entry may outlive its
- * command, when the response is faster than the SEND's completion), which SENDs are signaled (one in
- * {@link #SIGNAL_INTERVAL}: RC completes in order, so its completion retires those before it), and the command SENDs
- * of one duty cycle, chained for a single post. Entries are kept for the control IUs, so that an answer to the target
- * or a task management request can always go. Agent thread.
+ * Counts the channel's send queue, signals SENDs and chains a duty cycle's command SENDs for one post, on the agent
+ * thread.
+ *
+ * <p>A SEND's entry may outlive its command (the response can be faster than the SEND's completion). One command SEND
+ * in {@link #SIGNAL_INTERVAL} is signaled: RC completes in order, so its completion retires those before it. Entries
+ * are kept for the control IUs, so that an answer to the target or a task management request can always go.
  */
 final class SendQueue {
     /** Entries kept free of commands: one per control IU buffer. */

@@ -5,10 +5,12 @@ import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 
 /**
- * The submitters' side of a channel: a multi-producer ring of preallocated {@link IoRequest}s (claiming a slot is one
- * CAS), filled in place and published, after which the agent is woken if it sleeps. The ring's gating sequence is the
- * {@link RequestCompleter}'s: it moves over requests once they are answered, so a submitter waits only when a whole ring
- * of requests is unanswered. Submitting threads; the agent reads the same ring.
+ * The ring submitters put requests in, on the submitting threads (the agent reads it): a multi-producer ring of
+ * preallocated {@link IoRequest}s (claiming a slot is one CAS), filled in place and published, after which the agent is
+ * woken if it sleeps.
+ *
+ * <p>The ring's gating sequence is the {@link RequestCompleter}'s: it moves over requests once they are answered, so a
+ * submitter waits only when a whole ring of requests is unanswered.
  */
 final class SubmissionRing {
     private final RingBuffer<IoRequest> ring;

@@ -7,10 +7,12 @@ import java.time.Duration;
 import java.util.logging.Logger;
 
 /**
- * Commands that get no answer: one past the command timeout gets ABORT TASK; task management unanswered within its
- * timeout, or refused, escalates: after an ABORT TASK, LUN RESET; after a LUN RESET, the connection is given up (and
- * logged in again). One task management request at a time, on the credit held back for it. What was aborted goes to
- * the retry queue, its slot quarantined until a late answer for its tag comes. Agent thread.
+ * Times commands out and escalates, on the agent thread: ABORT TASK for a command past the command timeout; then, when
+ * task management gets no answer within its timeout or is refused, LUN RESET after an ABORT TASK, and after a LUN
+ * RESET the connection is given up (and logged in again).
+ *
+ * <p>One task management request at a time, on the credit held back for it. What was aborted goes to the retry queue,
+ * its slot quarantined until a late answer for its tag comes.
  */
 final class TaskManagement {
     private static final Logger LOG = Logger.getLogger(TaskManagement.class.getName());

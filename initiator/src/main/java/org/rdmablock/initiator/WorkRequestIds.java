@@ -1,9 +1,9 @@
 package org.rdmablock.initiator;
 
 /**
- * What a channel's work request ids say, so that a completion tells what ended: the kind in the high 32 bits; below, a
- * SEND's slot in the low 16 bits and, for a signaled SEND, how many SENDs its completion retires in bits 16 to 31; a
- * receive's index in the low 32 bits. Pure functions, any thread.
+ * Encodes and decodes a channel's work request ids, so that a completion tells what ended (pure functions, any thread):
+ * the kind in the high 32 bits; below, a SEND's slot in the low 16 bits and, for a signaled SEND, how many SENDs its
+ * completion retires in bits 16 to 31; a receive's index in the low 32 bits.
  */
 final class WorkRequestIds {
     /** A command's SEND (SRP_CMD). */
