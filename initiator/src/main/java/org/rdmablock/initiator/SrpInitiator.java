@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  * logical units (REPORT LUNS, INQUIRY, READ CAPACITY, the block limits VPD page) and hands them out as {@link Lun}s.
  *
  * <pre>
- *  application threads ─► Lun.read/write/flush/unmap ─► RequestRouter (channel by policy) ─► ring ─► channel agent ─► SRP_CMD
- *                      ◄─ IoCallback / CompletableFuture / blocking (CompletionWaiter) ◄─────────── SRP_RSP ◄── target
+ *  application threads ─► Lun.read/write/flush/unmap ─► RequestRouter ─► a channel's ring ─► its agent ─► SRP_CMD
+ *                      ◄─ IoCallback / CompletableFuture / blocking (CompletionWaiter) ◄──────── SRP_RSP ◄── target
  * </pre>
  *
  * <p>The session's parts: {@link ChannelLogin} logs each channel in (and in again), {@link LunDiscovery} finds the
