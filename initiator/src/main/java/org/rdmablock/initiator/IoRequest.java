@@ -15,6 +15,8 @@ final class IoRequest {
     static final int NO_DATA = 0;
     static final int DATA_OUT = 1;
     static final int DATA_IN = 2;
+    /** Bytes of the CDB field of an SRP_CMD without additional CDB: a RAW command's CDB is copied whole. */
+    static final int CDB_LENGTH = 16;
 
     // set by the submitting thread
     int op;
@@ -31,7 +33,9 @@ final class IoRequest {
     int maxTransferBytes;
     IoCallback callback;
     Object attachment;
-    final byte[] cdb = new byte[16];
+    final byte[] cdb = new byte[CDB_LENGTH];
+    /** {@link #cdb} as a segment, made once: copying it into an IU allocates nothing. */
+    final MemorySegment cdbBytes = MemorySegment.ofArray(cdb);
     int cdbLength;
     int rawDirection;
     int rawLength;

@@ -19,15 +19,7 @@ import org.rdmablock.verbs.MemoryRegion;
  */
 public final class Lun {
     /** Completes the {@link CompletableFuture} given as attachment: the one callback the future forms share. */
-    @SuppressWarnings("unchecked")
-    static final IoCallback FUTURE_CALLBACK = (attachment, bytes, failure) -> {
-        final CompletableFuture<Long> future = (CompletableFuture<Long>) attachment;
-        if (failure != null) {
-            future.completeExceptionally(failure);
-        } else {
-            future.complete(bytes);
-        }
-    };
+    static final IoCallback FUTURE_CALLBACK = CompletionWaiter.COMPLETE_FUTURE;
     /** How long a blocking operation waits before it gives up (the target answers or the channel fails well before). */
     static final long BLOCKING_TIMEOUT_SECONDS = 120;
 

@@ -45,6 +45,11 @@ final class OutstandingCommand {
         return tag;
     }
 
+    /** The slot a tag names (its low 16 bits). */
+    static int slotOf(final long tag) {
+        return (int) (tag & 0xFFFF);
+    }
+
     boolean inUse() {
         return partCount > 0;
     }
@@ -57,11 +62,14 @@ final class OutstandingCommand {
         length += bytes;
     }
 
+    /** The slot's use ended: nothing of it carries over to the next command in the slot. */
     void clear() {
         for (int i = 0; i < partCount; i++) {
             parts[i] = null;
         }
         partCount = 0;
         length = 0;
+        // answered while its ABORT TASK was on the way: the next command here must still be timed out
+        aborting = false;
     }
 }

@@ -1,5 +1,6 @@
 package org.rdmablock.initiator;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -7,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -68,12 +70,15 @@ class CallerDrivenTest extends InitiatorTest {
                 bytes.set(failure == null ? n : -2);
                 calledOn.set(Thread.currentThread());
             });
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-            assertNull(calledOn.get(), "answered with nobody polling: some other thread drives the channel");
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (calledOn.get() == null && System.nanoTime() < deadline) {
-                initiator.poll();
-            }
+            // with nobody polling, the read stays unanswered (an answer would mean some other thread drives the channel)
+            await("the read unanswered with nobody polling").during(Duration.ofMillis(100)).atMost(Duration.ofSeconds(1))
+                    .until(() -> calledOn.get() == null);
+            // then this thread's polls answer it: the condition is evaluated here, so each poll runs on this thread
+            await("the read answered by this thread's polls").pollInSameThread().pollInterval(Duration.ofMillis(1))
+                    .atMost(Duration.ofSeconds(10)).until(() -> {
+                        initiator.poll();
+                        return calledOn.get() != null;
+                    });
             assertSame(Thread.currentThread(), calledOn.get(), "the callback runs in the poll that took the answer");
             assertEquals(lun.blockSize(), bytes.get());
             assertEquals((byte) 0x6c, block.get(ValueLayout.JAVA_BYTE, lun.blockSize() - 1), "read back what was written");
@@ -88,8 +93,8 @@ class CallerDrivenTest extends InitiatorTest {
         final Lun lun = initiator.lun(1);
         final MemorySegment block = initiator.allocateBuffer(lun.blockSize());
         final java.util.concurrent.CompletableFuture<Long> read = lun.read(5, 1, block, 0);
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
-        assertEquals(false, read.isDone(), "answered with nobody polling");
+        await("the read unanswered with nobody polling").during(Duration.ofMillis(50)).atMost(Duration.ofSeconds(1))
+                .until(() -> !read.isDone());
         assertEquals(true, initiator.awaitDone(read, 10, TimeUnit.SECONDS), "done within the wait");
         assertEquals(lun.blockSize(), read.getNow(-1L));
         final java.util.concurrent.CompletableFuture<Long> never = new java.util.concurrent.CompletableFuture<>();

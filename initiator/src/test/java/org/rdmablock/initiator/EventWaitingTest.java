@@ -38,7 +38,7 @@ class EventWaitingTest extends InitiatorTest {
                 final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
                 while (System.nanoTime() < end) {
                     final Object blocker = LockSupport.getBlocker(agent);
-                    assertTrue(!(blocker instanceof InitiatorChannel),
+                    assertTrue(!(blocker instanceof ChannelAgent),
                         "the channel thread is parked in its own park (state " + agent.getState() + "), where a submission's"
                             + " event-channel wakeup cannot reach it");
                     samples++;

@@ -32,8 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,31 +112,35 @@ class FaultTest {
         final org.rdmablock.target.config.TargetConfig first = InitiatorTest.targetConfig();
         SrpTarget target = SrpTarget.start(first, initiator -> units);
         final int port = target.localAddress().getPort();
+        final Duration reconnectTimeout = Duration.ofMillis(500);
         try (SrpInitiator initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS, port)
                 .withTargetPortId(InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID).withInitiatorPortId(0x403, 1)
-                .withFaultHandling(Duration.ofSeconds(5), Duration.ofMillis(500), 3))) {
+                .withFaultHandling(Duration.ofSeconds(5), reconnectTimeout, 3))) {
             final Lun lun = initiator.lun(0);
             final MemorySegment buffer = initiator.allocateBuffer(BLOCK);
             buffer.fill((byte) 0x3A);
             lun.writeBlocking(9, 1, buffer, 0, false);
             target.close();
 
-            // lost, no login within 500 ms: down, and the waiting request fails
-            SrpIoException down = null;
-            final long downBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (down == null && System.nanoTime() < downBy) {
-                try {
-                    lun.readBlocking(9, 1, buffer, 0);
-                    Thread.sleep(20);
-                } catch (SrpIoException e) {
-                    down = e;
-                }
-            }
-            assertNotNull(down, "a request failed while the target was away");
-            assertTrue(down.getMessage().contains("lost"), down.getMessage());
+            // lost, no login within the reconnect timeout: down, and the waiting request fails
+            final AtomicReference<SrpIoException> down = new AtomicReference<>();
+            await("a request failed while the target was away").atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(20)).until(() -> {
+                        try {
+                            lun.readBlocking(9, 1, buffer, 0);
+                            return false;
+                        } catch (SrpIoException e) {
+                            down.set(e);
+                            return true;
+                        }
+                    });
+            assertTrue(down.get().getMessage().contains("lost"), down.get().getMessage());
             final long asked = System.nanoTime();
             assertThrows(SrpIoException.class, () -> lun.readBlocking(9, 1, buffer, 0), "down: requests fail");
-            assertTrue(System.nanoTime() - asked < TimeUnit.SECONDS.toNanos(2), "and at once, not after a reconnect timeout");
+            final Duration took = Duration.ofNanos(System.nanoTime() - asked);
+            // a channel still logging in again would hold the request for up to the reconnect timeout
+            assertTrue(took.compareTo(reconnectTimeout.dividedBy(2)) < 0,
+                    "and at once, not after a reconnect timeout (" + reconnectTimeout + "): " + took);
 
             final long reconnects = initiator.reconnects();
             target = SrpTarget.start(new org.rdmablock.target.config.TargetConfig(first.source(),
@@ -145,16 +149,10 @@ class FaultTest {
                     portId -> units);
             // back by itself at its next login attempt (every 5 s while down)
             buffer.fill((byte) 0);
-            boolean back = false;
-            final long backBy = System.nanoTime() + 4 * InitiatorChannel.DOWN_LOGIN_INTERVAL_NANOS;
-            while (!back && System.nanoTime() < backBy) {
-                try {
-                    back = lun.readBlocking(9, 1, buffer, 0) == BLOCK;
-                } catch (SrpIoException e) {
-                    Thread.sleep(100);
-                }
-            }
-            assertTrue(back, "the channel logged in again by itself once the target was back");
+            await("the channel logged in again by itself once the target was back")
+                    .atMost(Duration.ofNanos(4 * Reconnection.DOWN_LOGIN_INTERVAL_NANOS)).pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptionsInstanceOf(SrpIoException.class)
+                    .until(() -> lun.readBlocking(9, 1, buffer, 0) == BLOCK);
             assertEquals((byte) 0x3A, buffer.get(ValueLayout.JAVA_BYTE, 100), "the block written before reads back");
             assertTrue(initiator.reconnects() > reconnects, "counted as a reconnect: " + initiator.reconnects());
         } finally {
@@ -218,7 +216,7 @@ class FaultTest {
             daemon.toHandle().destroyForcibly(); // SIGKILL
             daemon.waitFor(30, TimeUnit.SECONDS);
             final long atKill = acknowledged.get();
-            Thread.sleep(300);
+            Thread.sleep(300); // an outage, not a wait for anything: the channel's first logins again are refused
             daemon = startDaemon(config, dir.resolve("daemon-2.log"));
             awaitAtLeast(acknowledged, atKill + 500);
             stop.set(true);
@@ -293,12 +291,9 @@ class FaultTest {
         slots.acquire(DEPTH); // every write answered
     }
 
-    private static void awaitAtLeast(final AtomicLong counter, final long count) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (counter.get() < count && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertTrue(counter.get() >= count, "only " + counter.get() + " writes acknowledged, waiting for " + count);
+    private static void awaitAtLeast(final AtomicLong counter, final long count) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10)).untilAsserted(() -> assertTrue(
+                counter.get() >= count, "only " + counter.get() + " writes acknowledged, waiting for " + count));
     }
 
     /** The target daemon in a child JVM, ready once its banner says how to reach it. */
@@ -307,14 +302,20 @@ class FaultTest {
                 "-cp", System.getProperty("java.class.path"), "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
                 "-Xmx256m", TargetMain.class.getName(), "--config", config.toString()).redirectError(log.toFile()).start();
         final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        for (String line = out.readLine(); line != null && System.nanoTime() < deadline; line = out.readLine()) {
-            if (line.startsWith("reach it")) {
-                Thread.ofPlatform().daemon().start(() -> out.lines().forEach(ignored -> { }));
-                return process;
-            }
+        try {
+            // a line at a time; a daemon that hangs silent is given up at the deadline, not waited for in readLine
+            await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).until(() -> {
+                final String line = out.readLine();
+                if (line == null) {
+                    throw new IllegalStateException("the daemon ended");
+                }
+                return line.startsWith("reach it");
+            });
+        } catch (Exception e) { // the deadline passed, the daemon ended, or its output broke
+            process.toHandle().destroyForcibly();
+            throw new IllegalStateException("the daemon did not start (" + e.getMessage() + "): " + Files.readString(log), e);
         }
-        process.toHandle().destroyForcibly();
-        throw new IllegalStateException("the daemon did not start: " + Files.readString(log));
+        Thread.ofPlatform().daemon().start(() -> out.lines().forEach(ignored -> { }));
+        return process;
     }
 }

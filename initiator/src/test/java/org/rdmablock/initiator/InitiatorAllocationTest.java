@@ -19,10 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * No allocation per I/O on the steady path: 1 M operations (4 KiB reads into a registered buffer, 4 KiB writes as
  * immediate data, 64 KiB reads through the bounce buffers, in turn) at queue depth 16, with the callback API, counting
- * the bytes the submitting thread and the channel's agent thread allocate ({@code -Drdmablock.initiator.allocationOps=N}).
+ * the bytes the submitting thread and the channel's agent thread allocate ({@link TestConfiguration#ALLOCATION_OPS_PROP_NAME}).
  */
 class InitiatorAllocationTest {
-    static final int OPERATIONS = Integer.getInteger("rdmablock.initiator.allocationOps", 1_000_000);
+    static final int OPERATIONS = TestConfiguration.allocationOperations();
     static final int WARM_UP = 100_000;
     static final int DEPTH = 16;
     /** Bytes per operation the two threads may allocate: JIT and class loading leave a few kilobytes in all. */

@@ -43,8 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * errors in words, several channels and threads, and a target that goes away under load.
  */
 class InitiatorTest {
-    static final String PROVIDER = System.getProperty("rdmablock.target.provider", "soft");
-    static final String ADDRESS = System.getProperty("rdmablock.target.address", "127.0.0.1");
+    static final String PROVIDER = TestConfiguration.provider();
+    static final String ADDRESS = TestConfiguration.address();
     static final long ID_EXT = 0x0272_0000_0000_00A1L;
     static final long IOC_GUID = 0x0272_0000_0000_00A2L;
     static final long SMALL_LUN = 16L << 20;
@@ -74,8 +74,13 @@ class InitiatorTest {
 
     /** {@link #targetConfig()} with {@code backendThreads} (0: the poller thread runs each command, in arrival order). */
     static TargetConfig targetConfig(final int backendThreads) {
+        return targetConfig(backendThreads, 32);
+    }
+
+    /** {@link #targetConfig(int)} granting each channel {@code credits}. */
+    static TargetConfig targetConfig(final int backendThreads, final int credits) {
         return new TargetConfig("<test>", new ListenConfig(PROVIDER, ADDRESS, 0), new IdentityConfig(ID_EXT, IOC_GUID),
-                new ChannelConfig(32, 8276, 1 << 20, true, 8192, 16),
+                new ChannelConfig(credits, 8276, 1 << 20, true, 8192, 16),
                 new PipelineConfig(4096, 512, backendThreads, PipelineConfig.ReceiveQueueMode.PER_CHANNEL,
                         PipelineConfig.CompletionMode.POLL),
                 new TimeoutConfig(Duration.ZERO, Duration.ofSeconds(30)), List.of());

@@ -25,19 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * -Drdmablock.lio.idExt} and {@code -Drdmablock.lio.iocGuid} (hex), {@code -Drdmablock.lio.iuLength} (LIO's
  * {@code srp_max_req_size}).
  */
-@EnabledIfSystemProperty(named = "rdmablock.lio.address", matches = ".+:\\d+")
+@EnabledIfSystemProperty(named = TestConfiguration.LIO_ADDRESS_PROP_NAME, matches = ".+:\\d+")
 class LioInteropTest {
     static final int MIB = 1 << 20;
     static final int DEPTH = 16;
 
     @Test
     void writesReadsAndVerifies64MiBOnLio() throws Exception {
-        final String[] address = System.getProperty("rdmablock.lio.address").split(":");
-        final InitiatorConfig config = InitiatorConfig.of(System.getProperty("rdmablock.target.provider", "native"),
-                        address[0], Integer.parseInt(address[1]))
-                .withTargetPortId(Long.parseUnsignedLong(strip(System.getProperty("rdmablock.lio.idExt")), 16),
-                        Long.parseUnsignedLong(strip(System.getProperty("rdmablock.lio.iocGuid")), 16))
-                .withIuLength(Integer.getInteger("rdmablock.lio.iuLength", InitiatorConfig.DEFAULT_IU_LENGTH))
+        final String[] address = TestConfiguration.lioAddress().split(":");
+        final InitiatorConfig config = InitiatorConfig.of(TestConfiguration.lioProvider(), address[0],
+                        Integer.parseInt(address[1]))
+                .withTargetPortId(TestConfiguration.lioIdExt(), TestConfiguration.lioIocGuid())
+                .withIuLength(TestConfiguration.lioIuLength())
                 .withQueueDepth(DEPTH);
         try (SrpInitiator initiator = SrpInitiator.connect(config)) {
             assertTrue(!initiator.luns().isEmpty(), "LIO reports a LUN");
@@ -89,10 +88,6 @@ class LioInteropTest {
             report("4 KiB random read", total, started);
             verifySequential(lun, buffer, expected);
         }
-    }
-
-    private static String strip(final String hex) {
-        return hex.startsWith("0x") ? hex.substring(2) : hex;
     }
 
     private static void report(final String what, final long bytes, final long startedNanos) {
