@@ -3,8 +3,8 @@ package org.rdmablock.initiator;
 import java.time.Duration;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A channel's duty cycle and its idling between cycles, run by the agent thread (or, with
@@ -16,7 +16,7 @@ import java.util.logging.Logger;
  * else parked until a submission wakes it. A cycle that throws fails the channel: no caller may be left waiting.
  */
 final class ChannelAgent {
-    private static final Logger LOG = Logger.getLogger(ChannelAgent.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelAgent.class);
     /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
     private static final int SPINS_BEFORE_YIELD = 64;
     private static final long PARK_NANOS = 1_000_000;
@@ -113,7 +113,7 @@ final class ChannelAgent {
         try {
             return doWork();
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "channel " + index + " failed", e);
+            LOG.error("channel " + index + " failed", e);
             final SrpIoException failure = new SrpIoException("channel " + index + " failed: " + e, e);
             state.fail(failure);
             failEverything(failure);

@@ -4,8 +4,8 @@ import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.QueuePair;
 
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A channel's connection and its health, shared by the channel's parts: written on the agent thread, except
@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  * (its requests fail at once) and whether it still runs. State only: it calls no part.
  */
 final class ChannelState {
-    private static final Logger LOG = Logger.getLogger(ChannelState.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelState.class);
 
     private final int index;
     private final AgentWakeup wakeup;
@@ -125,12 +125,12 @@ final class ChannelState {
         try {
             connection.close();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "closing the connection of channel " + index, e);
+            LOG.debug("closing the connection of channel " + index, e);
         }
         try {
             completionQueue.close();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "closing the completion queue of channel " + index, e);
+            LOG.debug("closing the completion queue of channel " + index, e);
         }
     }
 
@@ -139,7 +139,7 @@ final class ChannelState {
         try {
             connection.disconnect();
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "disconnecting channel " + index, e);
+            LOG.debug("disconnecting channel " + index, e);
         }
     }
 }

@@ -5,7 +5,8 @@ import org.rdmablock.verbs.CompletionChannel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One logged-in SRP channel as its session sees it, called from any thread: assembles the channel's parts, starts its
@@ -31,7 +32,7 @@ import java.util.logging.Logger;
  * application thread that submits and polls does the whole I/O itself, with no hand-off to another thread.
  */
 final class InitiatorChannel {
-    private static final Logger LOG = Logger.getLogger(InitiatorChannel.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(InitiatorChannel.class);
     private static final VarHandle DRIVER;
 
     static {
@@ -236,7 +237,7 @@ final class InitiatorChannel {
             long waitedFrom = System.nanoTime();
             while (!DRIVER.compareAndSet(this, null, Thread.currentThread())) {
                 if (System.nanoTime() - waitedFrom > 5_000_000_000L) {
-                    LOG.warning("channel " + index + ": closing waits for a poll still running on " + driver);
+                    LOG.warn("channel " + index + ": closing waits for a poll still running on " + driver);
                     waitedFrom = System.nanoTime();
                 }
                 LockSupport.parkNanos(100_000);

@@ -81,7 +81,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         /**
          * Poll a little, then sleep on the completion queue's event channel until a completion or a submission wakes
          * it: no core spent waiting, at the cost of a thread wake-up per completion burst (what that costs against
-         * {@link #YIELD} and {@link #CALLER} on the soft provider: initiator/README.md and tools/fio/1mib-rows.md).
+         * {@link #YIELD} and {@link #CALLER} on the soft provider: docs/benchmarks/initiator-vs-nbdkit.md and docs/benchmarks/fuse-1mib-rows.md).
          */
         EVENTS,
         /**

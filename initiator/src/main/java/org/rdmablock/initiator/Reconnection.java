@@ -7,7 +7,8 @@ import org.rdmablock.verbs.ReceiveWorkRequest;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Brings back a channel whose connection was lost, on the agent thread (which has nothing else to do meanwhile:
@@ -19,7 +20,7 @@ import java.util.logging.Logger;
  * that succeeds brings it back.
  */
 final class Reconnection {
-    private static final Logger LOG = Logger.getLogger(Reconnection.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Reconnection.class);
     /** First wait between reconnect attempts; doubled each time up to {@link #MAX_RECONNECT_BACKOFF_NANOS}. */
     static final long RECONNECT_BACKOFF_NANOS = 100_000_000;
     static final long MAX_RECONNECT_BACKOFF_NANOS = 2_000_000_000;
@@ -85,7 +86,7 @@ final class Reconnection {
      */
     SrpIoException recover(final String why) {
         final ConnectionId lost = state.connection();
-        LOG.warning("channel " + index + " to " + lost.remoteAddress() + " lost: " + why + "; logging in again");
+        LOG.warn("channel " + index + " to " + lost.remoteAddress() + " lost: " + why + "; logging in again");
         requeueEverything();
         state.closeConnection();
         final long deadline = System.nanoTime() + reconnectTimeoutNanos;
@@ -112,7 +113,7 @@ final class Reconnection {
             downTarget = String.valueOf(lost.remoteAddress());
             downSinceNanos = System.nanoTime();
             nextLoginNanos = downSinceNanos + DOWN_LOGIN_INTERVAL_NANOS;
-            LOG.warning("channel " + index + " to " + downTarget + " is down: no login again within "
+            LOG.warn("channel " + index + " to " + downTarget + " is down: no login again within "
                     + Duration.ofNanos(reconnectTimeoutNanos) + "; its requests fail until one succeeds (tried every "
                     + Duration.ofNanos(DOWN_LOGIN_INTERVAL_NANOS) + ")");
         }
@@ -129,7 +130,7 @@ final class Reconnection {
             link = reconnector.reconnect(index, receives, events);
         } catch (SrpIoException e) {
             nextLoginNanos = System.nanoTime() + DOWN_LOGIN_INTERVAL_NANOS;
-            LOG.fine("channel " + index + " to " + downTarget + " still down: " + e.getMessage());
+            LOG.debug("channel " + index + " to " + downTarget + " still down: " + e.getMessage());
             return 0;
         }
         loggedIn(link);

@@ -3,8 +3,8 @@ package org.rdmablock.initiator;
 import com.lmax.disruptor.RingBuffer;
 import com.lmax.disruptor.Sequence;
 
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers requests, on the agent thread: calls back each request whose last command ended (none left to issue) and
@@ -14,7 +14,7 @@ import java.util.logging.Logger;
  * answered before they all are.
  */
 final class RequestCompleter {
-    private static final Logger LOG = Logger.getLogger(RequestCompleter.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RequestCompleter.class);
 
     private final RingBuffer<IoRequest> ring;
     /** The ring's gating sequence: every request up to it is answered. */
@@ -80,7 +80,7 @@ final class RequestCompleter {
         try {
             callback.completed(attachment, bytes, failure);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "an I/O callback threw; the channel goes on", e);
+            LOG.warn("an I/O callback threw; the channel goes on", e);
         }
     }
 }

@@ -5,7 +5,8 @@ import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.verbs.MemoryRegion;
 
 import java.lang.foreign.MemorySegment;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Matches each SRP_RSP to its command by tag and copies its data out, on the agent thread.
@@ -16,7 +17,7 @@ import java.util.logging.Logger;
  * completes once its last command has.
  */
 final class ResponseMatcher {
-    private static final Logger LOG = Logger.getLogger(ResponseMatcher.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseMatcher.class);
 
     private final int index;
     private final CommandTable table;
@@ -52,7 +53,7 @@ final class ResponseMatcher {
             return;
         }
         if (c == null || !c.inUse() || c.tag != tag) {
-            LOG.warning("channel " + index + ": a response for no command in flight (tag 0x" + Long.toHexString(tag) + ")");
+            LOG.warn("channel " + index + ": a response for no command in flight (tag 0x" + Long.toHexString(tag) + ")");
             return;
         }
         final int status = response.status();

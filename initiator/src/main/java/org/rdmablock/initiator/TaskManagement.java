@@ -4,7 +4,8 @@ import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
 
 import java.time.Duration;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Times commands out and escalates, on the agent thread: ABORT TASK for a command past the command timeout; then, when
@@ -15,7 +16,7 @@ import java.util.logging.Logger;
  * its slot quarantined until a late answer for its tag comes.
  */
 final class TaskManagement {
-    private static final Logger LOG = Logger.getLogger(TaskManagement.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TaskManagement.class);
     /** How often the agent looks for commands past the command timeout. */
     static final long TIMEOUT_CHECK_NANOS = 50_000_000;
     /** Task management requests carry this bit in their tag, so that their responses are told from commands'. */
@@ -74,7 +75,7 @@ final class TaskManagement {
         if (function != NONE) {
             if (now - sentNanos > faults.taskManagementTimeoutNanos()) {
                 if (function == SrpTaskManagement.ABORT_TASK) {
-                    LOG.warning("channel " + index + ": ABORT TASK got no answer; LUN RESET");
+                    LOG.warn("channel " + index + ": ABORT TASK got no answer; LUN RESET");
                     send(SrpTaskManagement.LUN_RESET, lun, null, now);
                 } else {
                     state.lost("LUN RESET got no answer within " + Duration.ofNanos(faults.taskManagementTimeoutNanos()));
@@ -86,7 +87,7 @@ final class TaskManagement {
         for (int slot = 0; slot < table.size(); slot++) {
             final OutstandingCommand c = table.get(slot);
             if (c.inUse() && !c.aborting && now - c.startNanos > faults.commandTimeoutNanos()) {
-                LOG.warning("channel " + index + ": " + c.parts[0].describe() + " got no answer within "
+                LOG.warn("channel " + index + ": " + c.parts[0].describe() + " got no answer within "
                         + Duration.ofNanos(faults.commandTimeoutNanos()) + "; ABORT TASK");
                 send(SrpTaskManagement.ABORT_TASK, c.parts[0].lunField, c, now);
                 return 1;
@@ -133,7 +134,7 @@ final class TaskManagement {
             if (complete) {
                 quarantine(command);
             } else {
-                LOG.warning("channel " + index + ": ABORT TASK answered " + response.responseCode() + "; LUN RESET");
+                LOG.warn("channel " + index + ": ABORT TASK answered " + response.responseCode() + "; LUN RESET");
                 send(SrpTaskManagement.LUN_RESET, lun, null, System.nanoTime());
             }
         } else if (what == SrpTaskManagement.LUN_RESET) {
