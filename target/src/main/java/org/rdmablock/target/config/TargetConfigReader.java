@@ -20,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -85,11 +84,9 @@ public final class TargetConfigReader {
     private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event"),
             List.of(CompletionMode.POLL, CompletionMode.EVENT));
 
-    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
     private static final Pattern HEX_ID = Pattern.compile("(?:0[xX])?([0-9a-fA-F]{16})");
-    private static final String SIZE_FORMS = "bytes, or a string such as \"64MiB\" (B, KiB, MiB, GiB, TiB)";
-    private static final String DURATION_FORMS = "a string such as \"250ms\", \"30s\", \"5m\", \"1h\"; \"0\": never";
+    private static final String SIZE_FORMS = Quantities.SIZE_FORMS;
+    private static final String DURATION_FORMS = Quantities.DURATION_FORMS;
     /** A metrics endpoint: host:port (a name or IPv4 address) or [IPv6]:port. */
     private static final Pattern ENDPOINT = Pattern.compile("(?:\\[([0-9A-Fa-f:.]+)]|([^\\s:\\[\\]]+)):(\\d{1,5})");
     private static final String ENDPOINT_FORMS = "\"\" (no endpoint), or \"host:port\" such as \"127.0.0.1:9464\","
@@ -172,57 +169,6 @@ public final class TargetConfigReader {
         List<String> keys = new ArrayList<>();
         KEYS.forEach((table, names) -> names.forEach(name -> keys.add(table + "." + name)));
         return keys;
-    }
-
-    /**
-     * Parses a size: a number of bytes, optionally followed by B, KiB, MiB, GiB or TiB ({@code "64MiB"}).
-     *
-     * @throws IllegalArgumentException if it is not one, or does not fit a long
-     */
-    public static long parseSize(String text) {
-        Matcher m = SIZE.matcher(text.strip());
-        if (!m.matches()) {
-            throw new IllegalArgumentException("not a size: \"" + text + "\" (" + SIZE_FORMS + ")");
-        }
-        int shift = switch (m.group(2) == null ? "B" : m.group(2)) {
-            case "KiB" -> 10;
-            case "MiB" -> 20;
-            case "GiB" -> 30;
-            case "TiB" -> 40;
-            default -> 0;
-        };
-        try {
-            return Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw new IllegalArgumentException("too large a size: \"" + text + "\"", e);
-        }
-    }
-
-    /**
-     * Parses a duration: {@code "0"}, or a whole number of ms, s, m or h ({@code "250ms"}, {@code "30s"}).
-     *
-     * @throws IllegalArgumentException if it is not one
-     */
-    public static Duration parseDuration(String text) {
-        String t = text.strip();
-        if (t.equals("0")) {
-            return Duration.ZERO;
-        }
-        Matcher m = DURATION.matcher(t);
-        if (!m.matches()) {
-            throw new IllegalArgumentException("not a duration: \"" + text + "\" (" + DURATION_FORMS + ")");
-        }
-        ChronoUnit unit = switch (m.group(2)) {
-            case "ms" -> ChronoUnit.MILLIS;
-            case "s" -> ChronoUnit.SECONDS;
-            case "m" -> ChronoUnit.MINUTES;
-            default -> ChronoUnit.HOURS;
-        };
-        try {
-            return Duration.of(Long.parseLong(m.group(1)), unit);
-        } catch (ArithmeticException | NumberFormatException e) {
-            throw new IllegalArgumentException("too long a duration: \"" + text + "\"", e);
-        }
     }
 
     // ---- the document
@@ -559,7 +505,7 @@ public final class TargetConfigReader {
             Long bytes = n.isIntegralNumber() && n.canConvertToLong() ? Long.valueOf(n.longValue()) : null;
             if (n.isTextual()) {
                 try {
-                    bytes = parseSize(n.asText());
+                    bytes = Quantities.parseSize(n.asText());
                 } catch (IllegalArgumentException e) {
                     return null;
                 }
@@ -580,13 +526,13 @@ public final class TargetConfigReader {
         return value(t, key, absent, DURATION_FORMS, TargetConfigReader::durationOf);
     }
 
-    /** A duration value: 0, or a string {@link #parseDuration} takes; null when it is neither. */
+    /** A duration value: 0, or a string {@link Quantities#parseDuration} takes; null when it is neither. */
     private static Duration durationOf(JsonNode n) {
         if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() == 0) {
             return Duration.ZERO;       // 0 needs no unit; any other number does
         }
         try {
-            return n.isTextual() ? parseDuration(n.asText()) : null;
+            return n.isTextual() ? Quantities.parseDuration(n.asText()) : null;
         } catch (IllegalArgumentException e) {
             return null;
         }
