@@ -1,18 +1,21 @@
 package org.rdmablock.target.config;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
 import org.rdmablock.target.config.PipelineConfig.CompletionMode;
 import org.rdmablock.target.config.PipelineConfig.ReceiveQueueMode;
+import org.tomlj.Toml;
+import org.tomlj.TomlArray;
+import org.tomlj.TomlParseError;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlPosition;
+import org.tomlj.TomlTable;
+import org.tomlj.TomlVersion;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +27,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,8 +42,8 @@ import java.util.regex.Pattern;
  * range, and combinations that cannot work. All problems are collected and thrown together in one
  * {@link ConfigException}, each naming the file, line, key, the value found and what is allowed.
  *
- * <p>Jackson's TOML module gives no line numbers for values (it parses into a tree first), so the lines in
- * messages come from {@link TomlKeyLines}, a second scan of the text that only finds where keys stand.
+ * <p>The TOML parser (tomlj) keeps where each key, table header and array element stands, so every message
+ * names the line of the key it is about (an array element: its own line).
  */
 public final class TargetConfigReader {
     /** {@link TargetConfig#source()} of the embedded default. */
@@ -93,17 +95,19 @@ public final class TargetConfigReader {
             + " \"[::1]:9464\"; port 0 takes any free one";
     private static final String HEX_ID_FORM = "a string of 16 hex digits, e.g. \"0x0272000000000001\"";
     private static final int RENDERED_VALUE_LIMIT = 60;
+    private static final TomlTable EMPTY = Toml.parse("");
 
-    private static final TomlMapper MAPPER = new TomlMapper();
+    /** tomlj's message for a key or table given twice: {@code port previously defined at line 2, column 1}. */
+    private static final Pattern REDEFINED = Pattern.compile("(.+) previously defined at line (\\d+), column (\\d+)");
 
     private final String source;
-    private final TomlKeyLines lines;
+    private final String[] textLines;
     private final Path baseDirectory;
     private final List<ConfigException.Problem> problems = new ArrayList<>();
 
-    private TargetConfigReader(String source, TomlKeyLines lines, Path baseDirectory) {
+    private TargetConfigReader(String source, String text, Path baseDirectory) {
         this.source = source;
-        this.lines = lines;
+        this.textLines = text.split("\\r?\\n", -1);
         this.baseDirectory = baseDirectory;
     }
 
@@ -129,15 +133,15 @@ public final class TargetConfigReader {
      * @param baseDirectory what relative LUN paths resolve against
      */
     public static TargetConfig read(String toml, String source, Path baseDirectory) throws ConfigException {
-        TomlKeyLines lines = TomlKeyLines.of(toml);
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(toml);
-        } catch (JsonProcessingException e) {
-            throw new ConfigException(List.of(syntaxProblem(source, lines, e)));
+        TomlParseResult root = Toml.parse(toml, TomlVersion.V1_0_0);
+        if (root.hasErrors()) {
+            List<ConfigException.Problem> syntax = new ArrayList<>();
+            root.errors().forEach(e -> syntax.add(syntaxProblem(source, root, e)));
+            syntax.sort(Comparator.comparingInt(ConfigException.Problem::line));
+            throw new ConfigException(syntax);
         }
-        TargetConfigReader reader = new TargetConfigReader(source, lines, baseDirectory.toAbsolutePath());
-        TargetConfig config = reader.config(root instanceof ObjectNode object ? object : emptyTable());
+        TargetConfigReader reader = new TargetConfigReader(source, toml, baseDirectory.toAbsolutePath());
+        TargetConfig config = reader.config(new Table("", root, 0));
         if (!reader.problems.isEmpty()) {
             reader.problems.sort(Comparator.comparingInt(ConfigException.Problem::line));
             throw new ConfigException(reader.problems);
@@ -173,8 +177,8 @@ public final class TargetConfigReader {
 
     // ---- the document
 
-    private TargetConfig config(ObjectNode root) {
-        checkKeys(root, "", KEYS.sequencedKeySet(), "tables");
+    private TargetConfig config(Table root) {
+        checkKeys(root, KEYS.sequencedKeySet(), "tables");
         ListenConfig listen = listen(table(root, "listen"));
         IdentityConfig identity = identity(table(root, "target"), listen);
         ChannelConfig channel = channel(table(root, "channel"));
@@ -191,8 +195,8 @@ public final class TargetConfigReader {
     private ListenConfig listen(Table t) {
         String provider = choice(t, "provider", ListenConfig.DEFAULT_PROVIDER, PROVIDERS);
         String address = value(t, "address", ListenConfig.DEFAULT_ADDRESS, "an IP address or host name",
-                n -> n.isTextual() && !n.asText().isBlank() && n.asText().chars().noneMatch(Character::isWhitespace)
-                        ? n.asText() : null);
+                n -> n instanceof String text && !text.isBlank() && text.chars().noneMatch(Character::isWhitespace)
+                        ? text : null);
         Integer port = integer(t, "port", ListenConfig.DEFAULT_PORT, 1, 65535);
         return valid(provider, address, port) ? new ListenConfig(provider, address, port) : null;
     }
@@ -253,15 +257,13 @@ public final class TargetConfigReader {
         }
         Integer ringSize = value(t, "ring_size", PipelineConfig.DEFAULT_RING_SIZE,
                 "a power of two from 1 to " + RING_SIZE_LIMIT,
-                n -> inRange(n, 1, RING_SIZE_LIMIT) && Integer.bitCount(n.intValue()) == 1 ? n.intValue() : null);
+                n -> inRange(n, 1, RING_SIZE_LIMIT) && Long.bitCount((Long) n) == 1 ? intValue(n) : null);
         Integer backendThreads = value(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS,
                 "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
-                n -> n.isTextual() && n.asText().equals("auto") ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
-                        : inRange(n, 0, BACKEND_THREADS_LIMIT) ? Integer.valueOf(n.intValue()) : null);
+                TargetConfigReader::threads);
         Integer blockingThreads = value(t, "blocking_threads", PipelineConfig.DEFAULT_BLOCKING_THREADS,
                 "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
-                n -> n.isTextual() && n.asText().equals("auto") ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
-                        : inRange(n, 0, BACKEND_THREADS_LIMIT) ? Integer.valueOf(n.intValue()) : null);
+                TargetConfigReader::threads);
         if (blockingThreads != null && blockingThreads > 0 && backendThreads != null && backendThreads > 0) {
             notAllowed(t, "blocking_threads", "blocking-call threads serve a pipeline the poller runs: only with"
                     + " backend_threads = 0 or \"auto\", not " + backendThreads);
@@ -291,17 +293,23 @@ public final class TargetConfigReader {
         return valid(endpoint, summary) ? new MetricsConfig(endpoint.host(), endpoint.port(), summary) : null;
     }
 
+    /** A thread count: 0 to {@link #BACKEND_THREADS_LIMIT}, or "auto"; null when it is neither. */
+    private static Integer threads(Object n) {
+        return "auto".equals(n) ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
+                : inRange(n, 0, BACKEND_THREADS_LIMIT) ? intValue(n) : null;
+    }
+
     /** A metrics endpoint as written: host and port, or {@link #NONE} for the empty string. */
     private record HostAndPort(String host, int port) {
         static final HostAndPort NONE = new HostAndPort(null, 0);
     }
 
     /** "host:port" or "[v6]:port", port 0..65535; "" is no endpoint; null when it is neither. */
-    private static HostAndPort endpoint(JsonNode n) {
-        if (!n.isTextual()) {
+    private static HostAndPort endpoint(Object n) {
+        if (!(n instanceof String value)) {
             return null;
         }
-        String text = n.asText().strip();
+        String text = value.strip();
         if (text.isEmpty()) {
             return HostAndPort.NONE;
         }
@@ -314,38 +322,39 @@ public final class TargetConfigReader {
         return port <= 65535 ? new HostAndPort(host, port) : null;
     }
 
-    private List<LunConfig> luns(ObjectNode root) {
-        JsonNode array = root.get("lun");
-        if (array == null) {
+    private List<LunConfig> luns(Table root) {
+        Object value = root.get("lun");
+        if (value == null) {
             return List.of();
         }
-        if (!array.isArray()) {
-            notAllowed("lun", array, "an array of tables: each LUN under a [[lun]] header");
+        if (!(value instanceof TomlArray array)) {
+            notAllowed(root, "lun", "an array of tables: each LUN under a [[lun]] header");
             return List.of();
         }
         List<LunConfig> luns = new ArrayList<>();
-        Map<Integer, String> numbers = new HashMap<>();
-        Map<Path, String> paths = new HashMap<>();
+        Map<Integer, Table> numbers = new HashMap<>();
+        Map<Path, Table> paths = new HashMap<>();
         for (int i = 0; i < array.size(); i++) {
             String name = "lun[" + i + "]";
-            if (!(array.get(i) instanceof ObjectNode entry)) {
-                notAllowed(name, array.get(i), "a table: a [[lun]] header and its keys");
+            int line = elementLine(array, i);
+            if (!(array.get(i) instanceof TomlTable entry)) {
+                notAllowed(name, line, array.get(i), "a table: a [[lun]] header and its keys");
                 continue;
             }
-            Table t = new Table(name, entry);
-            checkKeys(entry, name, KEYS.get("lun"), "keys in [[lun]]");
+            Table t = new Table(name, entry, line);
+            checkKeys(t, KEYS.get("lun"), "keys in [[lun]]");
             LunConfig lun = lun(t);
             if (lun == null) {
                 continue;
             }
-            String other = numbers.putIfAbsent(lun.number(), name);
+            Table other = numbers.putIfAbsent(lun.number(), t);
             if (other != null) {
-                notAllowed(t, "number", "each number once: " + other + " at line " + lines.lineOf(other)
+                notAllowed(t, "number", "each number once: " + other.name() + " at line " + other.line()
                         + " is LUN " + lun.number());
             }
-            other = lun.path() == null ? null : paths.putIfAbsent(lun.path(), name);
+            other = lun.path() == null ? null : paths.putIfAbsent(lun.path(), t);
             if (other != null) {
-                notAllowed(t, "path", "each path once: " + other + " at line " + lines.lineOf(other)
+                notAllowed(t, "path", "each path once: " + other.name() + " at line " + other.line()
                         + " uses " + lun.path());
             }
             luns.add(lun);
@@ -360,8 +369,8 @@ public final class TargetConfigReader {
         BackendKind backend = choice(t, "backend", LunConfig.DEFAULT_BACKEND, BACKENDS);
         Path path = path(t, backend);
         Integer blockSize = value(t, "block_size", LunConfig.DEFAULT_BLOCK_SIZE, "512 or 4096",
-                n -> inRange(n, 0, Integer.MAX_VALUE) && LunConfig.BLOCK_SIZES.contains(n.intValue())
-                        ? n.intValue() : null);
+                n -> inRange(n, 0, Integer.MAX_VALUE) && LunConfig.BLOCK_SIZES.contains(intValue(n))
+                        ? intValue(n) : null);
         int unit = blockSize == null ? 1 : blockSize;
         Long size = required(t, "size", "the capacity, e.g. \"1GiB\"")
                 ? size(t, "size", null, unit, Long.MAX_VALUE, unit, "a positive multiple of block_size " + unit)
@@ -402,7 +411,7 @@ public final class TargetConfigReader {
             return null;
         }
         String text = value(t, "path", null, "a " + (backend == BackendKind.FILE ? "file" : "directory") + " path",
-                n -> n.isTextual() && !n.asText().isBlank() ? n.asText() : null);
+                n -> n instanceof String path && !path.isBlank() ? path : null);
         if (text == null) {
             return null;
         }
@@ -416,20 +425,20 @@ public final class TargetConfigReader {
 
     /** The allowed initiators, each element checked on its own; null when one is wrong. */
     private List<InitiatorPortId> initiators(Table t) {
-        JsonNode array = t.node().get("allowed_initiators");
-        if (array == null) {
+        Object value = t.get("allowed_initiators");
+        if (value == null) {
             return List.of();
         }
-        String key = t.key("allowed_initiators");
-        if (!array.isArray()) {
-            notAllowed(key, array, "an array of initiator port ids, 32 hex digits each");
+        if (!(value instanceof TomlArray array)) {
+            notAllowed(t, "allowed_initiators", "an array of initiator port ids, 32 hex digits each");
             return null;
         }
+        String key = t.key("allowed_initiators");
         List<InitiatorPortId> ids = new ArrayList<>();
         for (int i = 0; i < array.size(); i++) {
             InitiatorPortId id = initiatorPortId(array.get(i));
             if (id == null) {
-                notAllowed(key + "[" + i + "]", array.get(i),
+                notAllowed(key + "[" + i + "]", elementLine(array, i), array.get(i),
                         "an initiator port id: a string of 32 hex digits, e.g. \"0x" + "0".repeat(31) + "1\"");
             }
             ids.add(id);
@@ -437,9 +446,9 @@ public final class TargetConfigReader {
         return ids.contains(null) ? null : ids;
     }
 
-    private static InitiatorPortId initiatorPortId(JsonNode n) {
+    private static InitiatorPortId initiatorPortId(Object n) {
         try {
-            return n.isTextual() ? InitiatorPortId.parse(n.asText()) : null;
+            return n instanceof String text ? InitiatorPortId.parse(text) : null;
         } catch (IllegalArgumentException e) {
             return null;
         }
@@ -447,43 +456,82 @@ public final class TargetConfigReader {
 
     // ---- values
 
-    /** One TOML table: its name in messages ({@code channel}, {@code lun[1]}) and its keys. */
-    private record Table(String name, ObjectNode node) {
+    /**
+     * One TOML table: its name in messages ({@code channel}, {@code lun[1]}, {@code ""} for the root), its keys
+     * and the line of its header (0 when it has none: the root, or a table the file leaves out).
+     */
+    private record Table(String name, TomlTable node, int line) {
         String key(String key) {
-            return name + "." + key;
+            return name.isEmpty() ? key : name + "." + key;
         }
 
         boolean has(String key) {
-            return node.has(key);
+            return node.contains(List.of(key));
+        }
+
+        Object get(String key) {
+            return node.get(List.of(key));
+        }
+
+        /** The line {@code key} stands on; the table's own when it is not there. */
+        int lineOf(String key) {
+            TomlPosition position = node.inputPositionOf(List.of(key));
+            return position == null ? line : position.line();
         }
     }
 
     /** The table {@code name} of the root; an empty one when absent (every key then takes its default). */
-    private Table table(ObjectNode root, String name) {
-        JsonNode node = root.get(name);
-        if (node == null) {
-            return new Table(name, emptyTable());
+    private Table table(Table root, String name) {
+        Object value = root.get(name);
+        if (value == null) {
+            return new Table(name, EMPTY, 0);
         }
-        if (!(node instanceof ObjectNode table)) {
-            notAllowed(name, node, "a table: a [" + name + "] header and its keys");
-            return new Table(name, emptyTable());
+        if (!(value instanceof TomlTable table)) {
+            notAllowed(root, name, "a table: a [" + name + "] header and its keys");
+            return new Table(name, EMPTY, 0);
         }
-        checkKeys(table, name, KEYS.get(name), "keys in [" + name + "]");
-        return new Table(name, table);
+        Table t = new Table(name, table, root.lineOf(name));
+        checkKeys(t, KEYS.get(name), "keys in [" + name + "]");
+        return t;
+    }
+
+    /**
+     * The line array element {@code index} stands on. tomlj places an element where the space before it begins
+     * (after the {@code [} or the previous comma), so the blanks, line ends and comments that follow are skipped.
+     */
+    private int elementLine(TomlArray array, int index) {
+        TomlPosition position = array.inputPositionOf(index);
+        if (position == null) {
+            return 0;
+        }
+        int line = position.line();
+        int column = position.column() - 1;
+        while (line <= textLines.length) {
+            String text = textLines[line - 1];
+            while (column < text.length() && (text.charAt(column) == ' ' || text.charAt(column) == '\t')) {
+                column++;
+            }
+            if (column < text.length() && text.charAt(column) != '#') {
+                return line;
+            }
+            line++;
+            column = 0;
+        }
+        return position.line();
     }
 
     /**
      * Reads {@code key} of {@code t}: {@code absent} when it is not there, else what {@code convert} makes of it;
      * convert returns null for a value that is not allowed, which is then reported with {@code allowed}.
      */
-    private <T> T value(Table t, String key, T absent, String allowed, Function<JsonNode, T> convert) {
-        JsonNode node = t.node().get(key);
+    private <T> T value(Table t, String key, T absent, String allowed, Function<Object, T> convert) {
+        Object node = t.get(key);
         if (node == null) {
             return absent;
         }
         T converted = convert.apply(node);
         if (converted == null) {
-            notAllowed(t.key(key), node, allowed);
+            notAllowed(t, key, allowed);
         }
         return converted;
     }
@@ -493,19 +541,25 @@ public final class TargetConfigReader {
     }
 
     private Integer integer(Table t, String key, Integer absent, int min, int max, String allowed) {
-        return value(t, key, absent, allowed, n -> inRange(n, min, max) ? n.intValue() : null);
+        return value(t, key, absent, allowed, n -> inRange(n, min, max) ? intValue(n) : null);
     }
 
-    private static boolean inRange(JsonNode n, long min, long max) {
-        return n.isIntegralNumber() && n.canConvertToLong() && n.longValue() >= min && n.longValue() <= max;
+    /** Whether {@code n} is a TOML integer from {@code min} to {@code max}. */
+    private static boolean inRange(Object n, long min, long max) {
+        return n instanceof Long l && l >= min && l <= max;
+    }
+
+    /** A TOML integer that {@link #inRange} found within int's range. */
+    private static int intValue(Object n) {
+        return Math.toIntExact((Long) n);
     }
 
     private Long size(Table t, String key, Long absent, long min, long max, long multiple, String allowed) {
         return value(t, key, absent, allowed + "; " + SIZE_FORMS, n -> {
-            Long bytes = n.isIntegralNumber() && n.canConvertToLong() ? Long.valueOf(n.longValue()) : null;
-            if (n.isTextual()) {
+            Long bytes = n instanceof Long l ? l : null;
+            if (n instanceof String text) {
                 try {
-                    bytes = Quantities.parseSize(n.asText());
+                    bytes = Quantities.parseSize(text);
                 } catch (IllegalArgumentException e) {
                     return null;
                 }
@@ -515,11 +569,11 @@ public final class TargetConfigReader {
     }
 
     private Boolean bool(Table t, String key, boolean absent) {
-        return value(t, key, absent, "true or false", n -> n.isBoolean() ? n.booleanValue() : null);
+        return value(t, key, absent, "true or false", n -> n instanceof Boolean b ? b : null);
     }
 
     private <E> E choice(Table t, String key, E absent, Map<String, E> names) {
-        return value(t, key, absent, orList(names.keySet()), n -> n.isTextual() ? names.get(n.asText()) : null);
+        return value(t, key, absent, orList(names.keySet()), n -> n instanceof String text ? names.get(text) : null);
     }
 
     private Duration duration(Table t, String key, Duration absent) {
@@ -527,26 +581,26 @@ public final class TargetConfigReader {
     }
 
     /** A duration value: 0, or a string {@link Quantities#parseDuration} takes; null when it is neither. */
-    private static Duration durationOf(JsonNode n) {
-        if (n.isIntegralNumber() && n.canConvertToLong() && n.longValue() == 0) {
+    private static Duration durationOf(Object n) {
+        if (n instanceof Long l && l == 0) {
             return Duration.ZERO;       // 0 needs no unit; any other number does
         }
         try {
-            return n.isTextual() ? Quantities.parseDuration(n.asText()) : null;
+            return n instanceof String text ? Quantities.parseDuration(text) : null;
         } catch (IllegalArgumentException e) {
             return null;
         }
     }
 
-    private static Long hexId(JsonNode n) {
-        Matcher m = HEX_ID.matcher(n.isTextual() ? n.asText() : "");
+    private static Long hexId(Object n) {
+        Matcher m = HEX_ID.matcher(n instanceof String text ? text : "");
         return m.matches() ? Long.parseUnsignedLong(m.group(1), 16) : null;
     }
 
     /** Whether {@code key} is there; reports it missing otherwise. */
     private boolean required(Table t, String key, String allowed) {
         if (!t.has(key)) {
-            problem(t.key(key), "key '" + t.key(key) + "' is missing (" + allowed + ")");
+            problem(t.key(key), t.line(), "key '" + t.key(key) + "' is missing (" + allowed + ")");
             return false;
         }
         return true;
@@ -577,27 +631,26 @@ public final class TargetConfigReader {
     // ---- problems
 
     private void notAllowed(Table t, String key, String allowed) {
-        notAllowed(t.key(key), t.node().get(key), allowed);
+        notAllowed(t.key(key), t.lineOf(key), t.get(key), allowed);
     }
 
-    private void notAllowed(String key, JsonNode found, String allowed) {
-        problem(key, "key '" + key + "': " + render(found) + " is not allowed (" + allowed + ")");
+    private void notAllowed(String key, int line, Object found, String allowed) {
+        problem(key, line, "key '" + key + "': " + render(found) + " is not allowed (" + allowed + ")");
     }
 
-    private void problem(String key, String message) {
-        problems.add(new ConfigException.Problem(source, lines.lineOf(key), key, message));
+    private void problem(String key, int line, String message) {
+        problems.add(new ConfigException.Problem(source, line, key, message));
     }
 
     /** Refuses the keys of {@code table} that are not {@code known}, suggesting a close known one. */
-    private void checkKeys(ObjectNode table, String tableName, Collection<String> known, String knownWhat) {
-        for (Iterator<String> it = table.fieldNames(); it.hasNext(); ) {
-            String name = it.next();
+    private void checkKeys(Table table, Collection<String> known, String knownWhat) {
+        for (String name : table.node().keySet()) {
             if (known.contains(name)) {
                 continue;
             }
-            String key = tableName.isEmpty() ? name : tableName + "." + name;
+            String key = table.key(name);
             String suggestion = closest(name, known);
-            problem(key, "key '" + key + "' is not known" + (suggestion != null
+            problem(key, table.lineOf(name), "key '" + key + "' is not known" + (suggestion != null
                     ? "; did you mean '" + suggestion + "'?"
                     : " (" + knownWhat + ": " + String.join(", ", known) + ")"));
         }
@@ -639,35 +692,84 @@ public final class TargetConfigReader {
         return d[a.length()][b.length()];
     }
 
-    /** A value as it would be written in TOML (strings quoted), cut short when long. */
-    private static String render(JsonNode found) {
-        if (found == null) {
-            return "(absent)";
-        }
-        String text;
-        if (found.isTextual()) {
-            text = "\"" + found.asText() + "\"";
-        } else if (found.isFloatingPointNumber()) {
-            // Jackson's TOML module keeps floats as BigDecimal without trailing zeros: 5555.0 would show as 5555
-            text = found.decimalValue().toPlainString();
-            text = text.contains(".") ? text : text + ".0";
-        } else {
-            text = found.isValueNode() ? found.asText() : found.toString();
-        }
+    /** A value as it would be written in TOML (strings quoted, tables inline), cut short when long. */
+    private static String render(Object found) {
+        String text = found == null ? "(absent)" : toml(found);
         return text.length() <= RENDERED_VALUE_LIMIT ? text : text.substring(0, RENDERED_VALUE_LIMIT - 3) + "...";
     }
 
-    private static ConfigException.Problem syntaxProblem(String source, TomlKeyLines lines,
-                                                         JsonProcessingException e) {
-        // Jackson sees a repeated key only after reading its value, so it names the line after; the scan knows
-        List<TomlKeyLines.Repeat> repeats = lines.repeats();
-        if (e.getOriginalMessage().startsWith("Duplicate key") && !repeats.isEmpty()) {
-            TomlKeyLines.Repeat r = repeats.getFirst();
-            return new ConfigException.Problem(source, r.line(), r.key(),
-                    "key '" + r.key() + "' is given twice (first at line " + r.firstLine() + ")");
+    private static String toml(Object value) {
+        return switch (value) {
+            case String s -> "\"" + s + "\"";
+            case Double d when d.isNaN() -> "nan";
+            case Double d when d.isInfinite() -> d > 0 ? "inf" : "-inf";
+            case Double d -> {
+                String plain = BigDecimal.valueOf(d).toPlainString();
+                yield plain.contains(".") ? plain : plain + ".0";
+            }
+            case TomlArray array -> {
+                List<String> elements = new ArrayList<>();
+                for (int i = 0; i < array.size(); i++) {
+                    elements.add(toml(array.get(i)));
+                }
+                yield "[" + String.join(", ", elements) + "]";
+            }
+            case TomlTable table -> {
+                List<String> entries = new ArrayList<>();
+                table.keySet().forEach(k -> entries.add(tomlKey(k) + " = " + toml(table.get(List.of(k)))));
+                yield "{" + String.join(", ", entries) + "}";
+            }
+            default -> value.toString();    // integers, booleans, dates and times: as TOML writes them
+        };
+    }
+
+    private static String tomlKey(String key) {
+        return key.matches("[A-Za-z0-9_-]+") ? key : "\"" + key + "\"";
+    }
+
+    /**
+     * A problem the TOML parser found. A key or table given twice is named in the reader's notation (tomlj's
+     * message names only its last part), with the line of both.
+     */
+    private static ConfigException.Problem syntaxProblem(String source, TomlParseResult root, TomlParseError e) {
+        int line = e.position() == null ? 0 : e.position().line();
+        String message = e.getMessage();
+        Matcher first = REDEFINED.matcher(message);
+        if (first.matches()) {
+            TomlPosition at = TomlPosition.positionAt(Integer.parseInt(first.group(2)),
+                    Integer.parseInt(first.group(3)));
+            // a dotted key (listen.port = 1) puts its tables where it stands: the one tomlj names is the one meant
+            List<String> keys = new ArrayList<>();
+            keysAt(root, "", at, keys);
+            String named = first.group(1);
+            String key = keys.stream().filter(k -> k.equals(named) || k.endsWith("." + named)).findFirst()
+                    .orElse(keys.isEmpty() ? null : keys.getFirst());
+            if (key != null) {
+                return new ConfigException.Problem(source, line, key,
+                        "key '" + key + "' is given twice (first at line " + at.line() + ")");
+            }
         }
-        int line = e.getLocation() == null ? 0 : Math.max(0, e.getLocation().getLineNr());
-        return new ConfigException.Problem(source, line, null, "not TOML: " + e.getOriginalMessage());
+        return new ConfigException.Problem(source, line, null, "not TOML: " + message);
+    }
+
+    /** Adds the keys of {@code table} (named under {@code prefix}) that stand at {@code position} to {@code keys}. */
+    private static void keysAt(TomlTable table, String prefix, TomlPosition position, List<String> keys) {
+        for (String name : table.keySet()) {
+            String key = prefix.isEmpty() ? name : prefix + "." + name;
+            if (position.equals(table.inputPositionOf(List.of(name)))) {
+                keys.add(key);
+            }
+            Object value = table.get(List.of(name));
+            if (value instanceof TomlTable inner) {
+                keysAt(inner, key, position, keys);
+            } else if (value instanceof TomlArray array) {
+                for (int i = 0; i < array.size(); i++) {
+                    if (array.get(i) instanceof TomlTable entry) {
+                        keysAt(entry, key + "[" + i + "]", position, keys);
+                    }
+                }
+            }
+        }
     }
 
     private static String orList(Collection<String> names) {
@@ -676,9 +778,6 @@ public final class TargetConfigReader {
                 : String.join(", ", list.subList(0, list.size() - 1)) + " or " + list.getLast();
     }
 
-    private static ObjectNode emptyTable() {
-        return JsonNodeFactory.instance.objectNode();
-    }
 
     /** TOML names to values, in the order messages list them. */
     private static <E> Map<String, E> names(List<String> names, List<E> values) {

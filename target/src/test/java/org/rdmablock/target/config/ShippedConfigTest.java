@@ -1,15 +1,16 @@
 package org.rdmablock.target.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+import org.tomlj.Toml;
+import org.tomlj.TomlArray;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlTable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -50,12 +51,12 @@ class ShippedConfigTest {
 
     @Test
     void theSampleHoldsEveryKeyTheReaderKnows() throws Exception {
-        JsonNode sample = new TomlMapper().readTree(Files.readString(SAMPLE));
+        TomlParseResult sample = Toml.parse(Files.readString(SAMPLE));
         Set<String> present = new TreeSet<>();
-        for (Map.Entry<String, JsonNode> table : sample.properties()) {
-            List<JsonNode> entries = table.getValue().isArray()
-                    ? table.getValue().valueStream().toList() : List.of(table.getValue());
-            entries.forEach(entry -> entry.fieldNames().forEachRemaining(k -> present.add(table.getKey() + "." + k)));
+        for (String table : sample.keySet()) {
+            Object value = sample.get(List.of(table));
+            List<Object> entries = value instanceof TomlArray array ? array.toList() : List.of(value);
+            entries.forEach(entry -> ((TomlTable) entry).keySet().forEach(k -> present.add(table + "." + k)));
         }
         assertEquals(new TreeSet<>(TargetConfigReader.knownKeys()), present);
     }

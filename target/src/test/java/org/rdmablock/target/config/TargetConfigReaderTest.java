@@ -305,7 +305,7 @@ class TargetConfigReaderTest {
     }
 
     @Test
-    void syntaxErrorsCarryJacksonsLine() {
+    void syntaxErrorsCarryTheirLine() {
         ConfigException.Problem p = problem("[listen]\n\nport = \n");
         assertEquals(3, p.line());
         assertNull(p.key());
@@ -319,10 +319,48 @@ class TargetConfigReaderTest {
     }
 
     @Test
+    void aRepeatedKeyOrTableIsNamedInFull() {
+        assertEquals("test.toml:8: key 'lun[1].number' is given twice (first at line 6)",
+                message(LUN0 + LUN0.replace("size", "number = 1\nsize")));
+        assertEquals("test.toml:3: key 'listen' is given twice (first at line 1)",
+                message("[listen]\nport = 1\n[listen]\naddress = \"::1\"\n"));
+        assertEquals("test.toml:2: key 'listen.port' is given twice (first at line 1)",
+                message("listen.port = 1\nlisten.port = 2\n"));
+        assertEquals("test.toml:2: key 'listen' is given twice (first at line 1)",
+                message("listen.port = 1\n[listen]\naddress = \"::1\"\n"));
+    }
+
+    @Test
+    void everySyntaxErrorIsReportedWithItsLine() {
+        ConfigException e = assertThrows(ConfigException.class, () -> read("[listen]\naddress = \"x\"y\nport = \n"));
+        assertEquals(List.of(2, 3), e.problems().stream().map(ConfigException.Problem::line).toList());
+        assertTrue(e.problems().stream().allMatch(p -> p.key() == null && p.message().startsWith("not TOML: ")),
+                e.getMessage());
+    }
+
+    @Test
+    void anArrayElementIsFoundPastBlankLinesAndComments() {
+        ConfigException e = assertThrows(ConfigException.class, () -> read(LUN0 + """
+                allowed_initiators = [   # the hosts
+                    "0x00000000000000000002c90300a1b2c3",   # a, 1
+
+                    # b, [2]
+                    "x", 5,
+                ]
+                """));
+        assertEquals(List.of("lun[0].allowed_initiators[1]", "lun[0].allowed_initiators[2]"),
+                e.problems().stream().map(ConfigException.Problem::key).toList());
+        assertEquals(List.of(9, 9), e.problems().stream().map(ConfigException.Problem::line).toList());
+        assertEquals("test.toml:7: key 'lun[0].allowed_initiators[0]': 7 is not allowed (an initiator port id: a"
+                + " string of 32 hex digits, e.g. \"0x00000000000000000000000000000001\")",
+                message(LUN0 + "allowed_initiators = [ # c\n\n7]\n"));
+    }
+
+    @Test
     void sectionsAndLunsMustBeTables() {
         assertEquals("test.toml:1: key 'listen': 5 is not allowed (a table: a [listen] header and its keys)",
                 message("listen = 5\n"));
-        assertEquals("test.toml:1: key 'lun': {\"number\":0} is not allowed (an array of tables: each LUN under"
+        assertEquals("test.toml:1: key 'lun': {number = 0} is not allowed (an array of tables: each LUN under"
                 + " a [[lun]] header)", message("[lun]\nnumber = 0\n"));
     }
 
@@ -605,7 +643,7 @@ class TargetConfigReaderTest {
                 ]
                 """);
         assertEquals("lun[0].allowed_initiators[1]", p.key());
-        assertEquals(5, p.line());   // the key's line: the index does not track array elements
+        assertEquals(7, p.line());   // the element's own line
         assertEquals("key 'lun[0].allowed_initiators[1]': \"0x0002c90300a1b2c3\" is not allowed (an initiator port"
                 + " id: a string of 32 hex digits, e.g. \"0x00000000000000000000000000000001\")", p.message());
         assertEquals("lun[0].allowed_initiators", problem(LUN0 + "allowed_initiators = \"any\"\n").key());
