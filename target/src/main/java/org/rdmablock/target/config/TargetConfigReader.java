@@ -1,9 +1,12 @@
 package org.rdmablock.target.config;
 
+import org.rdmablock.target.config.ConfigKeys.Absent;
+import org.rdmablock.target.config.ConfigKeys.HostAndPort;
+import org.rdmablock.target.config.ConfigKeys.Key;
+import org.rdmablock.target.config.ConfigKeys.ListOf;
+import org.rdmablock.target.config.ConfigKeys.Type;
+import org.rdmablock.target.config.ConfigKeys.Values;
 import org.rdmablock.target.config.LunConfig.BackendKind;
-import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
-import org.rdmablock.target.config.PipelineConfig.CompletionMode;
-import org.rdmablock.target.config.PipelineConfig.ReceiveQueueMode;
 import org.tomlj.Toml;
 import org.tomlj.TomlArray;
 import org.tomlj.TomlParseError;
@@ -22,28 +25,61 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SequencedMap;
-import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.rdmablock.target.config.ConfigKeys.ADDRESS;
+import static org.rdmablock.target.config.ConfigKeys.ALL;
+import static org.rdmablock.target.config.ConfigKeys.ALLOWED_INITIATORS;
+import static org.rdmablock.target.config.ConfigKeys.BACKEND;
+import static org.rdmablock.target.config.ConfigKeys.BACKEND_THREADS;
+import static org.rdmablock.target.config.ConfigKeys.BLOCKING_THREADS;
+import static org.rdmablock.target.config.ConfigKeys.BLOCK_CACHE;
+import static org.rdmablock.target.config.ConfigKeys.BLOCK_SIZE;
+import static org.rdmablock.target.config.ConfigKeys.COMMAND;
+import static org.rdmablock.target.config.ConfigKeys.COMPLETIONS;
+import static org.rdmablock.target.config.ConfigKeys.CQ_SIZE;
+import static org.rdmablock.target.config.ConfigKeys.CREDITS;
+import static org.rdmablock.target.config.ConfigKeys.DIRECT_IO;
+import static org.rdmablock.target.config.ConfigKeys.IDLE;
+import static org.rdmablock.target.config.ConfigKeys.ID_EXT;
+import static org.rdmablock.target.config.ConfigKeys.IMMEDIATE_DATA;
+import static org.rdmablock.target.config.ConfigKeys.IMMEDIATE_DATA_SIZE;
+import static org.rdmablock.target.config.ConfigKeys.IOC_GUID;
+import static org.rdmablock.target.config.ConfigKeys.LUN;
+import static org.rdmablock.target.config.ConfigKeys.MAX_CHANNELS;
+import static org.rdmablock.target.config.ConfigKeys.MAX_IO_SIZE;
+import static org.rdmablock.target.config.ConfigKeys.MAX_IU_LENGTH;
+import static org.rdmablock.target.config.ConfigKeys.METRICS_ADDRESS;
+import static org.rdmablock.target.config.ConfigKeys.NUMBER;
+import static org.rdmablock.target.config.ConfigKeys.PATH;
+import static org.rdmablock.target.config.ConfigKeys.PORT;
+import static org.rdmablock.target.config.ConfigKeys.PROVIDER;
+import static org.rdmablock.target.config.ConfigKeys.READ_ONLY;
+import static org.rdmablock.target.config.ConfigKeys.RECEIVE_QUEUE;
+import static org.rdmablock.target.config.ConfigKeys.RING_SIZE;
+import static org.rdmablock.target.config.ConfigKeys.SIZE;
+import static org.rdmablock.target.config.ConfigKeys.SUMMARY_INTERVAL;
+import static org.rdmablock.target.config.ConfigKeys.TABLES;
+import static org.rdmablock.target.config.ConfigKeys.WRITE_CACHE;
+import static org.rdmablock.target.config.ConfigKeys.namesOf;
+
 /**
  * Reads the target's TOML config file (deploy/rdmablock.toml documents every key) into a {@link TargetConfig}:
- * absent keys take their defaults (the {@code DEFAULT_*} constants of the records), and anything the daemon
- * could not run with refuses to start: unknown keys (with a suggestion when a known key is close), values out of
- * range, and combinations that cannot work. All problems are collected and thrown together in one
- * {@link ConfigException}, each naming the file, line, key, the value found and what is allowed.
+ * absent keys take their defaults, and anything the daemon could not run with refuses to start: unknown keys (with a
+ * suggestion when a known key is close), values out of range, and combinations that cannot work. All problems are
+ * collected and thrown together in one {@link ConfigException}, each naming the file, line, key, the value found and
+ * what is allowed.
  *
- * <p>The TOML parser (tomlj) keeps where each key, table header and array element stands, so every message
- * names the line of the key it is about (an array element: its own line).
+ * <p>The keys, their types, ranges and defaults are described once, in {@link ConfigKeys}; this class walks the
+ * document with them. The TOML parser (tomlj) keeps where each key, table header and array element stands, so every
+ * message names the line of what it is about.
  */
 public final class TargetConfigReader {
     /** {@link TargetConfig#source()} of the embedded default. */
@@ -51,49 +87,6 @@ public final class TargetConfigReader {
     /** Class-path resource of the embedded default config, used when the daemon is started without a file. */
     public static final String EMBEDDED_RESOURCE = "/org/rdmablock/target/default.toml";
 
-    // Upper bounds that are not protocol limits: beyond them a value is a typo, or buffers would not fit in memory
-    // (receive buffers are credits × max_iu_length bytes per channel).
-    private static final int MAX_IU_LENGTH_LIMIT = 1 << 20;
-    private static final int MAX_IO_SIZE_LIMIT = 1 << 30;
-    private static final int MAX_CHANNELS_LIMIT = 4096;
-    private static final int RING_SIZE_LIMIT = 1 << 24;
-    private static final int BACKEND_THREADS_LIMIT = 1024;
-    /** max_io_size is whole 4 KiB, so that it is whole blocks for either block size. */
-    private static final int IO_SIZE_UNIT = 4096;
-
-    /** The tables a config may hold and their keys, in the order of the sample; anything else is refused. */
-    private static final SequencedMap<String, List<String>> KEYS = new LinkedHashMap<>();
-
-    static {
-        KEYS.put("listen", List.of("provider", "address", "port"));
-        KEYS.put("target", List.of("id_ext", "ioc_guid"));
-        KEYS.put("channel", List.of("credits", "max_iu_length", "max_io_size", "immediate_data",
-                "immediate_data_size", "max_channels"));
-        KEYS.put("pipeline", List.of("cq_size", "ring_size", "backend_threads", "blocking_threads", "receive_queue", "completions"));
-        KEYS.put("timeouts", List.of("idle", "command"));
-        KEYS.put("metrics", List.of("address", "summary_interval"));
-        KEYS.put("lun", List.of("number", "backend", "path", "size", "block_size", "read_only", "write_cache",
-                "direct_io", "block_cache", "allowed_initiators"));
-    }
-
-    private static final Map<String, String> PROVIDERS = names(ListenConfig.PROVIDERS, ListenConfig.PROVIDERS);
-    private static final Map<String, BackendKind> BACKENDS = names(List.of("file", "rocksdb", "memory", "null"),
-            List.of(BackendKind.FILE, BackendKind.ROCKSDB, BackendKind.MEMORY, BackendKind.NULL));
-    private static final Map<String, WriteCachePolicy> WRITE_CACHES = names(List.of("write-through", "write-back"),
-            List.of(WriteCachePolicy.WRITE_THROUGH, WriteCachePolicy.WRITE_BACK));
-    private static final Map<String, ReceiveQueueMode> RECEIVE_QUEUES = names(List.of("srq", "per-channel"),
-            List.of(ReceiveQueueMode.SHARED, ReceiveQueueMode.PER_CHANNEL));
-    private static final Map<String, CompletionMode> COMPLETIONS = names(List.of("poll", "event"),
-            List.of(CompletionMode.POLL, CompletionMode.EVENT));
-
-    private static final Pattern HEX_ID = Pattern.compile("(?:0[xX])?([0-9a-fA-F]{16})");
-    private static final String SIZE_FORMS = Quantities.SIZE_FORMS;
-    private static final String DURATION_FORMS = Quantities.DURATION_FORMS;
-    /** A metrics endpoint: host:port (a name or IPv4 address) or [IPv6]:port. */
-    private static final Pattern ENDPOINT = Pattern.compile("(?:\\[([0-9A-Fa-f:.]+)]|([^\\s:\\[\\]]+)):(\\d{1,5})");
-    private static final String ENDPOINT_FORMS = "\"\" (no endpoint), or \"host:port\" such as \"127.0.0.1:9464\","
-            + " \"[::1]:9464\"; port 0 takes any free one";
-    private static final String HEX_ID_FORM = "a string of 16 hex digits, e.g. \"0x0272000000000001\"";
     private static final int RENDERED_VALUE_LIMIT = 60;
     private static final TomlTable EMPTY = Toml.parse("");
 
@@ -170,191 +163,74 @@ public final class TargetConfigReader {
 
     /** Every key the reader knows, as {@code table.key} ({@code lun.block_size} for the keys of each [[lun]]). */
     public static List<String> knownKeys() {
-        List<String> keys = new ArrayList<>();
-        KEYS.forEach((table, names) -> names.forEach(name -> keys.add(table + "." + name)));
-        return keys;
+        return ConfigKeys.ALL.stream().map(Key::fullName).toList();
     }
 
     // ---- the document
 
     private TargetConfig config(Table root) {
-        checkKeys(root, KEYS.sequencedKeySet(), "tables");
-        ListenConfig listen = listen(table(root, "listen"));
-        IdentityConfig identity = identity(table(root, "target"), listen);
-        ChannelConfig channel = channel(table(root, "channel"));
-        PipelineConfig pipeline = pipeline(table(root, "pipeline"), channel);
-        TimeoutConfig timeouts = timeouts(table(root, "timeouts"));
-        List<LunConfig> luns = luns(root);
-        MetricsConfig metrics = metrics(table(root, "metrics"));
+        checkKeys(root, TABLES, "tables");
+        Map<String, Table> tables = new HashMap<>();
+        TABLES.stream().filter(name -> !name.equals(LUN)).forEach(name -> tables.put(name, table(root, name)));
+        Scope v = new Scope(tables, null);
+        ALL.stream().filter(key -> !key.table().equals(LUN)).forEach(v::get);     // each problem, once
+        ListenConfig listen = valid(v.get(PROVIDER), v.get(ADDRESS), v.get(PORT))
+                ? new ListenConfig(v.get(PROVIDER), v.get(ADDRESS), v.get(PORT)) : null;
+        IdentityConfig identity = valid(v.get(ID_EXT), v.get(IOC_GUID))
+                ? new IdentityConfig(v.get(ID_EXT), v.get(IOC_GUID)) : null;
+        ChannelConfig channel = valid(v.get(CREDITS), v.get(MAX_IU_LENGTH), v.get(MAX_IO_SIZE), v.get(IMMEDIATE_DATA),
+                v.get(IMMEDIATE_DATA_SIZE), v.get(MAX_CHANNELS))
+                ? new ChannelConfig(v.get(CREDITS), v.get(MAX_IU_LENGTH), v.get(MAX_IO_SIZE).intValue(),
+                v.get(IMMEDIATE_DATA), v.get(IMMEDIATE_DATA_SIZE).intValue(), v.get(MAX_CHANNELS)) : null;
+        PipelineConfig pipeline = valid(v.get(CQ_SIZE), v.get(RING_SIZE), v.get(BACKEND_THREADS),
+                v.get(BLOCKING_THREADS), v.get(RECEIVE_QUEUE), v.get(COMPLETIONS))
+                ? new PipelineConfig(v.get(CQ_SIZE), v.get(RING_SIZE), v.get(BACKEND_THREADS), v.get(RECEIVE_QUEUE),
+                v.get(COMPLETIONS), v.get(BLOCKING_THREADS)) : null;
+        TimeoutConfig timeouts = valid(v.get(IDLE), v.get(COMMAND)) ? new TimeoutConfig(v.get(IDLE), v.get(COMMAND))
+                : null;
+        List<LunConfig> luns = luns(root, v);
+        HostAndPort endpoint = v.get(METRICS_ADDRESS);
+        MetricsConfig metrics = valid(endpoint, v.get(SUMMARY_INTERVAL))
+                ? new MetricsConfig(endpoint.host(), endpoint.port(), v.get(SUMMARY_INTERVAL)) : null;
         if (!problems.isEmpty()) {
             return null;
         }
         return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics);
     }
 
-    private ListenConfig listen(Table t) {
-        String provider = choice(t, "provider", ListenConfig.DEFAULT_PROVIDER, PROVIDERS);
-        String address = value(t, "address", ListenConfig.DEFAULT_ADDRESS, "an IP address or host name",
-                n -> n instanceof String text && !text.isBlank() && text.chars().noneMatch(Character::isWhitespace)
-                        ? text : null);
-        Integer port = integer(t, "port", ListenConfig.DEFAULT_PORT, 1, 65535);
-        return valid(provider, address, port) ? new ListenConfig(provider, address, port) : null;
-    }
-
-    private IdentityConfig identity(Table t, ListenConfig listen) {
-        Long derived = listen == null ? null : IdentityConfig.derivedIdExt(listen.address(), listen.port());
-        Long idExt = value(t, "id_ext", derived, HEX_ID_FORM, TargetConfigReader::hexId);
-        // ib_srpt uses the HCA's GUID for both; with no HCA to take it from, the id_ext serves again
-        Long iocGuid = value(t, "ioc_guid", idExt, HEX_ID_FORM, TargetConfigReader::hexId);
-        return valid(idExt, iocGuid) ? new IdentityConfig(idExt, iocGuid) : null;
-    }
-
-    private ChannelConfig channel(Table t) {
-        Integer credits = integer(t, "credits", ChannelConfig.DEFAULT_CREDITS, 1, ChannelConfig.MAX_CREDITS);
-        Integer maxIuLength = integer(t, "max_iu_length", ChannelConfig.DEFAULT_MAX_IU_LENGTH,
-                ChannelConfig.MIN_IU_LENGTH, MAX_IU_LENGTH_LIMIT);
-        Long maxIoSize = size(t, "max_io_size", (long) ChannelConfig.DEFAULT_MAX_IO_SIZE,
-                IO_SIZE_UNIT, MAX_IO_SIZE_LIMIT, IO_SIZE_UNIT, "a multiple of 4KiB from 4KiB to 1GiB");
-        Boolean immediateData = bool(t, "immediate_data", ChannelConfig.DEFAULT_IMMEDIATE_DATA);
-        Integer maxChannels = integer(t, "max_channels", ChannelConfig.DEFAULT_MAX_CHANNELS, 1, MAX_CHANNELS_LIMIT);
-        Integer immediateDataSize = maxIuLength == null || immediateData == null ? null
-                : immediateDataSize(t, maxIuLength, immediateData);
-        return valid(credits, maxIuLength, maxIoSize, immediateData, immediateDataSize, maxChannels)
-                ? new ChannelConfig(credits, maxIuLength, maxIoSize.intValue(), immediateData, immediateDataSize,
-                maxChannels)
-                : null;
-    }
-
-    /**
-     * immediate_data_size: with immediate data on, it must fit behind the command in an IU of max_iu_length bytes;
-     * absent, it is as much of the default as fits.
-     */
-    private Integer immediateDataSize(Table t, int maxIuLength, boolean immediateData) {
-        int room = maxIuLength - ChannelConfig.IMMEDIATE_DATA_OFFSET;
-        String why = "immediate data starts at byte " + ChannelConfig.IMMEDIATE_DATA_OFFSET + " of an SRP_CMD";
-        if (immediateData && room < 1) {
-            notAllowed(t, "max_iu_length", "more than " + ChannelConfig.IMMEDIATE_DATA_OFFSET
-                    + " while immediate_data is true: " + why);
-            return null;
-        }
-        long absent = Math.clamp(room, 0, ChannelConfig.DEFAULT_IMMEDIATE_DATA_SIZE);
-        Long size = immediateData
-                ? size(t, "immediate_data_size", absent, 1, room, 1,
-                "1 to max_iu_length - " + ChannelConfig.IMMEDIATE_DATA_OFFSET + " = " + room + ": " + why)
-                : size(t, "immediate_data_size", absent, 1, MAX_IU_LENGTH_LIMIT, 1, "1 to " + MAX_IU_LENGTH_LIMIT);
-        return size == null ? null : size.intValue();
-    }
-
-    private PipelineConfig pipeline(Table t, ChannelConfig channel) {
-        Integer cqSize;
-        if (channel == null) {
-            cqSize = integer(t, "cq_size", null, 1, Integer.MAX_VALUE);
-        } else {
-            int minimum = (int) PipelineConfig.minimumCqSize(channel.maxChannels(), channel.credits());
-            cqSize = integer(t, "cq_size", minimum, minimum, Integer.MAX_VALUE,
-                    "at least max_channels × (credits + " + PipelineConfig.SPARE_RECEIVES_PER_CHANNEL + ") × "
-                            + PipelineConfig.CQ_ENTRIES_PER_CREDIT + " = " + minimum);
-        }
-        Integer ringSize = value(t, "ring_size", PipelineConfig.DEFAULT_RING_SIZE,
-                "a power of two from 1 to " + RING_SIZE_LIMIT,
-                n -> inRange(n, 1, RING_SIZE_LIMIT) && Long.bitCount((Long) n) == 1 ? intValue(n) : null);
-        Integer backendThreads = value(t, "backend_threads", PipelineConfig.DEFAULT_BACKEND_THREADS,
-                "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
-                TargetConfigReader::threads);
-        Integer blockingThreads = value(t, "blocking_threads", PipelineConfig.DEFAULT_BLOCKING_THREADS,
-                "an integer from 0 to " + BACKEND_THREADS_LIMIT + " or \"auto\"",
-                TargetConfigReader::threads);
-        if (blockingThreads != null && blockingThreads > 0 && backendThreads != null && backendThreads > 0) {
-            notAllowed(t, "blocking_threads", "blocking-call threads serve a pipeline the poller runs: only with"
-                    + " backend_threads = 0 or \"auto\", not " + backendThreads);
-            blockingThreads = null;
-        }
-        ReceiveQueueMode receiveQueue = choice(t, "receive_queue", PipelineConfig.DEFAULT_RECEIVE_QUEUE,
-                RECEIVE_QUEUES);
-        CompletionMode completions = choice(t, "completions", PipelineConfig.DEFAULT_COMPLETIONS, COMPLETIONS);
-        return valid(cqSize, ringSize, backendThreads, blockingThreads, receiveQueue, completions)
-                ? new PipelineConfig(cqSize, ringSize, backendThreads, receiveQueue, completions, blockingThreads) : null;
-    }
-
-    private TimeoutConfig timeouts(Table t) {
-        Duration idle = duration(t, "idle", TimeoutConfig.DEFAULT_IDLE);
-        Duration command = duration(t, "command", TimeoutConfig.DEFAULT_COMMAND);
-        return valid(idle, command) ? new TimeoutConfig(idle, command) : null;
-    }
-
-    private MetricsConfig metrics(Table t) {
-        HostAndPort endpoint = value(t, "address", HostAndPort.NONE, ENDPOINT_FORMS, TargetConfigReader::endpoint);
-        Duration summary = value(t, "summary_interval", MetricsConfig.DEFAULT_SUMMARY_INTERVAL,
-                "\"0\" (never) or at least \"" + MetricsConfig.MIN_SUMMARY_INTERVAL.toSeconds() + "s\"; " + DURATION_FORMS,
-                n -> {
-                    Duration d = durationOf(n);
-                    return d != null && (d.isZero() || d.compareTo(MetricsConfig.MIN_SUMMARY_INTERVAL) >= 0) ? d : null;
-                });
-        return valid(endpoint, summary) ? new MetricsConfig(endpoint.host(), endpoint.port(), summary) : null;
-    }
-
-    /** A thread count: 0 to {@link #BACKEND_THREADS_LIMIT}, or "auto"; null when it is neither. */
-    private static Integer threads(Object n) {
-        return "auto".equals(n) ? Integer.valueOf(PipelineConfig.AUTO_BACKEND_THREADS)
-                : inRange(n, 0, BACKEND_THREADS_LIMIT) ? intValue(n) : null;
-    }
-
-    /** A metrics endpoint as written: host and port, or {@link #NONE} for the empty string. */
-    private record HostAndPort(String host, int port) {
-        static final HostAndPort NONE = new HostAndPort(null, 0);
-    }
-
-    /** "host:port" or "[v6]:port", port 0..65535; "" is no endpoint; null when it is neither. */
-    private static HostAndPort endpoint(Object n) {
-        if (!(n instanceof String value)) {
-            return null;
-        }
-        String text = value.strip();
-        if (text.isEmpty()) {
-            return HostAndPort.NONE;
-        }
-        Matcher m = ENDPOINT.matcher(text);
-        if (!m.matches()) {
-            return null;
-        }
-        String host = m.group(1) != null ? m.group(1) : m.group(2);
-        int port = Integer.parseInt(m.group(3));
-        return port <= 65535 ? new HostAndPort(host, port) : null;
-    }
-
-    private List<LunConfig> luns(Table root) {
-        Object value = root.get("lun");
+    private List<LunConfig> luns(Table root, Scope document) {
+        Object value = root.get(LUN);
         if (value == null) {
             return List.of();
         }
         if (!(value instanceof TomlArray array)) {
-            notAllowed(root, "lun", "an array of tables: each LUN under a [[lun]] header");
+            notAllowed(root, LUN, "an array of tables: each LUN under a [[lun]] header");
             return List.of();
         }
         List<LunConfig> luns = new ArrayList<>();
         Map<Integer, Table> numbers = new HashMap<>();
         Map<Path, Table> paths = new HashMap<>();
         for (int i = 0; i < array.size(); i++) {
-            String name = "lun[" + i + "]";
+            String name = LUN + "[" + i + "]";
             int line = elementLine(array, i);
             if (!(array.get(i) instanceof TomlTable entry)) {
                 notAllowed(name, line, array.get(i), "a table: a [[lun]] header and its keys");
                 continue;
             }
             Table t = new Table(name, entry, line);
-            checkKeys(t, KEYS.get("lun"), "keys in [[lun]]");
-            LunConfig lun = lun(t);
+            checkKeys(t, namesOf(LUN), "keys in [[lun]]");
+            LunConfig lun = lun(t, new Scope(Map.of(LUN, t), document));
             if (lun == null) {
                 continue;
             }
             Table other = numbers.putIfAbsent(lun.number(), t);
             if (other != null) {
-                notAllowed(t, "number", "each number once: " + other.name() + " at line " + other.line()
+                notAllowed(t, NUMBER.name(), "each number once: " + other.name() + " at line " + other.line()
                         + " is LUN " + lun.number());
             }
             other = lun.path() == null ? null : paths.putIfAbsent(lun.path(), t);
             if (other != null) {
-                notAllowed(t, "path", "each path once: " + other.name() + " at line " + other.line()
+                notAllowed(t, PATH.name(), "each path once: " + other.name() + " at line " + other.line()
                         + " uses " + lun.path());
             }
             luns.add(lun);
@@ -363,98 +239,117 @@ public final class TargetConfigReader {
         return luns;
     }
 
-    private LunConfig lun(Table t) {
-        Integer number = required(t, "number", "0 to " + LunConfig.MAX_NUMBER)
-                ? integer(t, "number", null, 0, LunConfig.MAX_NUMBER) : null;
-        BackendKind backend = choice(t, "backend", LunConfig.DEFAULT_BACKEND, BACKENDS);
-        Path path = path(t, backend);
-        Integer blockSize = value(t, "block_size", LunConfig.DEFAULT_BLOCK_SIZE, "512 or 4096",
-                n -> inRange(n, 0, Integer.MAX_VALUE) && LunConfig.BLOCK_SIZES.contains(intValue(n))
-                        ? intValue(n) : null);
-        int unit = blockSize == null ? 1 : blockSize;
-        Long size = required(t, "size", "the capacity, e.g. \"1GiB\"")
-                ? size(t, "size", null, unit, Long.MAX_VALUE, unit, "a positive multiple of block_size " + unit)
-                : null;
-        Boolean readOnly = bool(t, "read_only", LunConfig.DEFAULT_READ_ONLY);
-        WriteCachePolicy writeCache = choice(t, "write_cache", LunConfig.DEFAULT_WRITE_CACHE, WRITE_CACHES);
-        Boolean directIo = onlyFor(t, "direct_io", backend, BackendKind.FILE)
-                ? bool(t, "direct_io", LunConfig.DEFAULT_DIRECT_IO) : LunConfig.DEFAULT_DIRECT_IO;
-        Long blockCache = onlyFor(t, "block_cache", backend, BackendKind.ROCKSDB)
-                ? size(t, "block_cache", backend == BackendKind.ROCKSDB ? LunConfig.DEFAULT_BLOCK_CACHE_BYTES : 0,
-                1, Long.MAX_VALUE, 1, "a positive size") : 0L;
-        List<InitiatorPortId> initiators = initiators(t);
-        if (!valid(number, backend, blockSize, size, readOnly, writeCache, directIo, blockCache, initiators)
-                || (path == null && needsPath(backend))) {
+    private LunConfig lun(Table t, Scope v) {
+        ConfigKeys.of(LUN).forEach(v::get);     // each problem, once
+        Path path = resolve(t, v.get(PATH));
+        BackendKind backend = v.get(BACKEND);
+        boolean pathMissing = path == null && backend != null && PATH.onlyFor().backends().contains(backend);
+        if (pathMissing || !valid(v.get(NUMBER), backend, v.get(BLOCK_SIZE), v.get(SIZE), v.get(READ_ONLY),
+                v.get(WRITE_CACHE), v.get(DIRECT_IO), v.get(BLOCK_CACHE), v.get(ALLOWED_INITIATORS))) {
             return null;
         }
-        return new LunConfig(number, backend, path, size, blockSize, readOnly, writeCache, directIo, blockCache,
-                initiators);
+        return new LunConfig(v.get(NUMBER), backend, path, v.get(SIZE), v.get(BLOCK_SIZE), v.get(READ_ONLY),
+                v.get(WRITE_CACHE), v.get(DIRECT_IO), v.get(BLOCK_CACHE), v.get(ALLOWED_INITIATORS));
     }
 
-    private static boolean needsPath(BackendKind backend) {
-        return backend == BackendKind.FILE || backend == BackendKind.ROCKSDB;
-    }
-
-    /** The LUN's path resolved against the base directory; null when it has none (or a wrong one, reported). */
-    private Path path(Table t, BackendKind backend) {
-        if (backend == null) {
-            return null;
-        }
-        String kind = backendName(backend);
-        if (!needsPath(backend)) {
-            if (t.has("path")) {
-                notAllowed(t, "path", "none: a " + kind + " LUN keeps no file");
-            }
-            return null;
-        }
-        if (!required(t, "path", "a " + kind + " LUN needs one")) {
-            return null;
-        }
-        String text = value(t, "path", null, "a " + (backend == BackendKind.FILE ? "file" : "directory") + " path",
-                n -> n instanceof String path && !path.isBlank() ? path : null);
-        if (text == null) {
+    /** A LUN's path as written, resolved against the base directory; null when it has none or a wrong one. */
+    private Path resolve(Table t, String path) {
+        if (path == null) {
             return null;
         }
         try {
-            return baseDirectory.resolve(text).normalize();
+            return baseDirectory.resolve(path).normalize();
         } catch (InvalidPathException e) {
-            notAllowed(t, "path", "a path this system accepts: " + e.getReason());
-            return null;
-        }
-    }
-
-    /** The allowed initiators, each element checked on its own; null when one is wrong. */
-    private List<InitiatorPortId> initiators(Table t) {
-        Object value = t.get("allowed_initiators");
-        if (value == null) {
-            return List.of();
-        }
-        if (!(value instanceof TomlArray array)) {
-            notAllowed(t, "allowed_initiators", "an array of initiator port ids, 32 hex digits each");
-            return null;
-        }
-        String key = t.key("allowed_initiators");
-        List<InitiatorPortId> ids = new ArrayList<>();
-        for (int i = 0; i < array.size(); i++) {
-            InitiatorPortId id = initiatorPortId(array.get(i));
-            if (id == null) {
-                notAllowed(key + "[" + i + "]", elementLine(array, i), array.get(i),
-                        "an initiator port id: a string of 32 hex digits, e.g. \"0x" + "0".repeat(31) + "1\"");
-            }
-            ids.add(id);
-        }
-        return ids.contains(null) ? null : ids;
-    }
-
-    private static InitiatorPortId initiatorPortId(Object n) {
-        try {
-            return n instanceof String text ? InitiatorPortId.parse(text) : null;
-        } catch (IllegalArgumentException e) {
+            notAllowed(t, PATH.name(), "a path this system accepts: " + e.getReason());
             return null;
         }
     }
 
     // ---- values
+
+    /**
+     * The values of the keys of some tables (the document's single tables, or one [[lun]] entry with the document's
+     * behind it), each read and checked once, when first asked for: a key whose range or default depends on another
+     * asks for that one.
+     */
+    private final class Scope implements Values {
+        private final Map<String, Table> tables;
+        private final Scope outer;
+        private final Map<Key<?>, Object> values = new HashMap<>();
+
+        Scope(Map<String, Table> tables, Scope outer) {
+            this.tables = tables;
+            this.outer = outer;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T get(Key<T> key) {
+            if (!tables.containsKey(key.table())) {
+                return outer.get(key);
+            }
+            if (!values.containsKey(key)) {
+                values.put(key, read(tables.get(key.table()), key, this));
+            }
+            return (T) values.get(key);
+        }
+    }
+
+    /**
+     * Reads {@code key} of {@code t}: refused (and its value for other backends) when the LUN's backend does not take
+     * it; its default, or missing, when absent; else what its type, narrowed by the values of other keys, makes of
+     * it. Null when it is wrong, or not checked as a key it depends on is wrong.
+     */
+    private <T> T read(Table t, Key<T> key, Values v) {
+        String name = key.name();
+        if (key.onlyFor() != null) {
+            BackendKind backend = v.get(BACKEND);
+            if (backend == null) {
+                return null;
+            }
+            if (!key.onlyFor().backends().contains(backend)) {
+                if (t.has(name)) {
+                    notAllowed(t, name, key.onlyFor().why(backend));
+                }
+                return key.onlyFor().otherwise();
+            }
+        }
+        if (!t.has(name)) {
+            return switch (key.absent()) {
+                case Absent.Value<T> given -> given.value();
+                case Absent.Derived<T> derived -> derived.value().apply(v);
+                case Absent.Required<T> required -> {
+                    problem(t.key(name), t.line(), "key '" + t.key(name) + "' is missing ("
+                            + required.hint().apply(v) + ")");
+                    yield null;
+                }
+            };
+        }
+        Type<T> type = key.typeGiven(v);
+        if (type == null) {
+            return null;
+        }
+        Object found = t.get(name);
+        T value = type.read(found);
+        if (value == null) {
+            if (type instanceof ListOf<?> list && found instanceof TomlArray array) {
+                elementsNotAllowed(t, name, list.element(), array);
+            } else {
+                notAllowed(t, name, type.allowed(found));
+            }
+        }
+        return value;
+    }
+
+    /** Refuses each element of {@code array} that {@code element} does not take, named by its index. */
+    private void elementsNotAllowed(Table t, String name, Type<?> element, TomlArray array) {
+        for (int i = 0; i < array.size(); i++) {
+            if (element.read(array.get(i)) == null) {
+                notAllowed(t.key(name) + "[" + i + "]", elementLine(array, i), array.get(i),
+                        element.allowed(array.get(i)));
+            }
+        }
+    }
 
     /**
      * One TOML table: its name in messages ({@code channel}, {@code lun[1]}, {@code ""} for the root), its keys
@@ -491,7 +386,7 @@ public final class TargetConfigReader {
             return new Table(name, EMPTY, 0);
         }
         Table t = new Table(name, table, root.lineOf(name));
-        checkKeys(t, KEYS.get(name), "keys in [" + name + "]");
+        checkKeys(t, namesOf(name), "keys in [" + name + "]");
         return t;
     }
 
@@ -518,105 +413,6 @@ public final class TargetConfigReader {
             column = 0;
         }
         return position.line();
-    }
-
-    /**
-     * Reads {@code key} of {@code t}: {@code absent} when it is not there, else what {@code convert} makes of it;
-     * convert returns null for a value that is not allowed, which is then reported with {@code allowed}.
-     */
-    private <T> T value(Table t, String key, T absent, String allowed, Function<Object, T> convert) {
-        Object node = t.get(key);
-        if (node == null) {
-            return absent;
-        }
-        T converted = convert.apply(node);
-        if (converted == null) {
-            notAllowed(t, key, allowed);
-        }
-        return converted;
-    }
-
-    private Integer integer(Table t, String key, Integer absent, int min, int max) {
-        return integer(t, key, absent, min, max, "an integer from " + min + " to " + max);
-    }
-
-    private Integer integer(Table t, String key, Integer absent, int min, int max, String allowed) {
-        return value(t, key, absent, allowed, n -> inRange(n, min, max) ? intValue(n) : null);
-    }
-
-    /** Whether {@code n} is a TOML integer from {@code min} to {@code max}. */
-    private static boolean inRange(Object n, long min, long max) {
-        return n instanceof Long l && l >= min && l <= max;
-    }
-
-    /** A TOML integer that {@link #inRange} found within int's range. */
-    private static int intValue(Object n) {
-        return Math.toIntExact((Long) n);
-    }
-
-    private Long size(Table t, String key, Long absent, long min, long max, long multiple, String allowed) {
-        return value(t, key, absent, allowed + "; " + SIZE_FORMS, n -> {
-            Long bytes = n instanceof Long l ? l : null;
-            if (n instanceof String text) {
-                try {
-                    bytes = Quantities.parseSize(text);
-                } catch (IllegalArgumentException e) {
-                    return null;
-                }
-            }
-            return bytes != null && bytes >= min && bytes <= max && bytes % multiple == 0 ? bytes : null;
-        });
-    }
-
-    private Boolean bool(Table t, String key, boolean absent) {
-        return value(t, key, absent, "true or false", n -> n instanceof Boolean b ? b : null);
-    }
-
-    private <E> E choice(Table t, String key, E absent, Map<String, E> names) {
-        return value(t, key, absent, orList(names.keySet()), n -> n instanceof String text ? names.get(text) : null);
-    }
-
-    private Duration duration(Table t, String key, Duration absent) {
-        return value(t, key, absent, DURATION_FORMS, TargetConfigReader::durationOf);
-    }
-
-    /** A duration value: 0, or a string {@link Quantities#parseDuration} takes; null when it is neither. */
-    private static Duration durationOf(Object n) {
-        if (n instanceof Long l && l == 0) {
-            return Duration.ZERO;       // 0 needs no unit; any other number does
-        }
-        try {
-            return n instanceof String text ? Quantities.parseDuration(text) : null;
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    private static Long hexId(Object n) {
-        Matcher m = HEX_ID.matcher(n instanceof String text ? text : "");
-        return m.matches() ? Long.parseUnsignedLong(m.group(1), 16) : null;
-    }
-
-    /** Whether {@code key} is there; reports it missing otherwise. */
-    private boolean required(Table t, String key, String allowed) {
-        if (!t.has(key)) {
-            problem(t.key(key), t.line(), "key '" + t.key(key) + "' is missing (" + allowed + ")");
-            return false;
-        }
-        return true;
-    }
-
-    /** Whether {@code key} may be read: it is absent or the LUN has {@code backend}; reports it otherwise. */
-    private boolean onlyFor(Table t, String key, BackendKind backend, BackendKind owner) {
-        if (t.has(key) && backend != null && backend != owner) {
-            notAllowed(t, key, "only for " + backendName(owner) + " LUNs, not " + backendName(backend));
-            return false;
-        }
-        return true;
-    }
-
-    private static String backendName(BackendKind kind) {
-        return BACKENDS.entrySet().stream().filter(e -> e.getValue() == kind).findFirst().orElseThrow().getKey();
     }
 
     private static boolean valid(Object... values) {
@@ -770,21 +566,5 @@ public final class TargetConfigReader {
                 }
             }
         }
-    }
-
-    private static String orList(Collection<String> names) {
-        List<String> list = List.copyOf(names);
-        return list.size() == 1 ? list.getFirst()
-                : String.join(", ", list.subList(0, list.size() - 1)) + " or " + list.getLast();
-    }
-
-
-    /** TOML names to values, in the order messages list them. */
-    private static <E> Map<String, E> names(List<String> names, List<E> values) {
-        Map<String, E> map = new LinkedHashMap<>();
-        for (int i = 0; i < names.size(); i++) {
-            map.put(names.get(i), values.get(i));
-        }
-        return map;
     }
 }
