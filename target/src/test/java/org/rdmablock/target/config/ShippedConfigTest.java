@@ -1,21 +1,32 @@
 package org.rdmablock.target.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.target.config.LunConfig.BackendKind;
+import org.rdmablock.target.config.ConfigKeys.Absent;
+import org.rdmablock.target.config.ConfigKeys.Key;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+import org.tomlj.Toml;
+import org.tomlj.TomlArray;
+import org.tomlj.TomlParseResult;
+import org.tomlj.TomlTable;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The sample deploy/rdmablock.toml and the embedded default: both load, and the sample documents every key. */
+/**
+ * The sample deploy/rdmablock.toml and the embedded default: both load, and the sample holds every key of
+ * {@link ConfigKeys}, each with a comment and, where the table gives a fixed default, showing it.
+ */
 class ShippedConfigTest {
     /** Surefire runs in the module directory (target/); the sample is in the repository's deploy/. */
     static final Path SAMPLE = Path.of(System.getProperty("basedir", ".")).resolve("../deploy/rdmablock.toml")
@@ -48,16 +59,57 @@ class ShippedConfigTest {
         assertEquals(defaulted, given);
     }
 
-    @Test
-    void theSampleHoldsEveryKeyTheReaderKnows() throws Exception {
-        JsonNode sample = new TomlMapper().readTree(Files.readString(SAMPLE));
-        Set<String> present = new TreeSet<>();
-        for (Map.Entry<String, JsonNode> table : sample.properties()) {
-            List<JsonNode> entries = table.getValue().isArray()
-                    ? table.getValue().valueStream().toList() : List.of(table.getValue());
-            entries.forEach(entry -> entry.fieldNames().forEachRemaining(k -> present.add(table.getKey() + "." + k)));
+    /** Each key of the table where the sample first gives it: its table ([listen], or the first [[lun]] with it). */
+    private static Map<Key<?>, TomlTable> sampleKeys() throws IOException {
+        TomlParseResult sample = Toml.parse(Files.readString(SAMPLE));
+        assertEquals(List.of(), sample.errors());
+        Map<Key<?>, TomlTable> where = new LinkedHashMap<>();
+        for (Key<?> key : ConfigKeys.ALL) {
+            Object value = sample.get(List.of(key.table()));
+            List<Object> tables = value instanceof TomlArray array ? array.toList() : List.of(value);
+            tables.stream().map(TomlTable.class::cast).filter(t -> t.contains(List.of(key.name()))).findFirst()
+                    .ifPresent(table -> where.put(key, table));
         }
-        assertEquals(new TreeSet<>(TargetConfigReader.knownKeys()), present);
+        return where;
+    }
+
+    @Test
+    void theSampleHoldsEveryKeyOfTheTableAndNoOther() throws Exception {
+        assertEquals(ConfigKeys.ALL, List.copyOf(sampleKeys().keySet()), "keys the sample leaves out");
+        TomlParseResult sample = Toml.parse(Files.readString(SAMPLE));
+        Set<String> present = new TreeSet<>();
+        for (String table : sample.keySet()) {
+            Object value = sample.get(List.of(table));
+            List<Object> entries = value instanceof TomlArray array ? array.toList() : List.of(value);
+            entries.forEach(entry -> ((TomlTable) entry).keySet().forEach(k -> present.add(table + "." + k)));
+        }
+        assertEquals(new TreeSet<>(ConfigKeys.ALL.stream().map(Key::fullName).toList()), present);
+    }
+
+    @Test
+    void theSampleShowsEveryFixedDefaultOfTheTable() throws Exception {
+        Map<Key<?>, TomlTable> sample = sampleKeys();
+        int fixed = 0;
+        for (Key<?> key : ConfigKeys.ALL) {
+            if (key.absent() instanceof Absent.Value<?> given) {
+                Object shown = key.type().read(sample.get(key).get(List.of(key.name())));
+                assertEquals(given.value(), shown, key + " = " + sample.get(key).get(List.of(key.name())));
+                fixed++;
+            }
+        }
+        assertEquals(24, fixed, "keys with a fixed default");   // the others: derived (4) or required (number, path, size)
+    }
+
+    @Test
+    void theSampleDocumentsEveryKeyAsTheTableDoes() throws Exception {
+        List<String> lines = Files.readAllLines(SAMPLE);
+        for (Map.Entry<Key<?>, TomlTable> e : sampleKeys().entrySet()) {
+            Key<?> key = e.getKey();
+            assertFalse(key.doc().isBlank(), key + " has no doc in the table");
+            int line = e.getValue().inputPositionOf(List.of(key.name())).line();
+            boolean commented = lines.get(line - 1).contains("#") || lines.get(line - 2).startsWith("#");
+            assertTrue(commented, key + " at line " + line + " of the sample has no comment on or above it");
+        }
     }
 
     @Test

@@ -87,7 +87,8 @@ class TargetConfigReaderTest {
     @Test
     void aSummaryIntervalIsZeroOrAtLeastASecond() {
         assertEquals("test.toml:3: key 'metrics.summary_interval': \"500ms\" is not allowed (\"0\" (never) or at least"
-                        + " \"1s\"; a string such as \"250ms\", \"30s\", \"5m\", \"1h\"; \"0\": never)",
+                        + " \"1s\"; a string such as \"250ms\", \"30s\", \"1.5s\", \"5m\", \"1h\" (a bare number is"
+                        + " seconds); \"0\": never)",
                 message("[metrics]\naddress = \"\"\nsummary_interval = \"500ms\"\n"));
         assertEquals("metrics.summary_interval", problem("[metrics]\nsummary_interval = 60\n").key());
     }
@@ -177,37 +178,25 @@ class TargetConfigReaderTest {
     }
 
     @Test
-    void sizesAreBytesOrStringsWithBinaryUnits() {
-        assertEquals(512, TargetConfigReader.parseSize("512"));
-        assertEquals(512, TargetConfigReader.parseSize("512B"));
-        assertEquals(4096, TargetConfigReader.parseSize("4KiB"));
-        assertEquals(64L << 20, TargetConfigReader.parseSize("64MiB"));
-        assertEquals(1L << 30, TargetConfigReader.parseSize("1 GiB"));
-        assertEquals(3L << 40, TargetConfigReader.parseSize("3TiB"));
-        for (String bad : List.of("1GB", "1.5GiB", "-1", "", "1gib", "9223372036854775807KiB")) {
-            assertThrows(IllegalArgumentException.class, () -> TargetConfigReader.parseSize(bad), bad);
-        }
-    }
-
-    @Test
-    void durationsAreStringsWithUnits() {
-        assertEquals(Duration.ZERO, TargetConfigReader.parseDuration("0"));
-        assertEquals(Duration.ofMillis(250), TargetConfigReader.parseDuration("250ms"));
-        assertEquals(Duration.ofSeconds(30), TargetConfigReader.parseDuration("30s"));
-        assertEquals(Duration.ofMinutes(5), TargetConfigReader.parseDuration("5m"));
-        assertEquals(Duration.ofHours(2), TargetConfigReader.parseDuration("2h"));
-        for (String bad : List.of("30", "-1s", "1.5s", "1d", "PT30S", "")) {
-            assertThrows(IllegalArgumentException.class, () -> TargetConfigReader.parseDuration(bad), bad);
-        }
-    }
-
-    @Test
     void sizeAndDurationKeysTakeBothForms() throws ConfigException {
         assertEquals(1L << 30, read(LUN0.replace("\"1GiB\"", "1073741824")).luns().getFirst().sizeBytes());
         assertEquals(Duration.ZERO, read("[timeouts]\ncommand = 0\n").timeouts().command());
         assertEquals("test.toml:2: key 'timeouts.command': 30 is not allowed (a string such as \"250ms\", \"30s\","
-                + " \"5m\", \"1h\"; \"0\": never)", message("[timeouts]\ncommand = 30\n"));
-        assertEquals(2, problem("[channel]\nmax_io_size = \"1 MB\"\n").line());
+                + " \"1.5s\", \"5m\", \"1h\" (a bare number is seconds); \"0\": never)",
+                message("[timeouts]\ncommand = 30\n"));
+        assertEquals(2, problem("[channel]\nmax_io_size = \"1 MiB B\"\n").line());
+    }
+
+    @Test
+    void sizeAndDurationKeysTakeTheToolsFormsToo() throws ConfigException {
+        TargetConfig c = read(LUN0.replace("\"1GiB\"", "\"2g\"") + "block_cache = \"1m\"\nbackend = \"rocksdb\"\n"
+                + "[timeouts]\nidle = \"90\"\ncommand = \"1.5s\"\n[channel]\nmax_io_size = \"64KB\"\n");
+        assertEquals(2L << 30, c.luns().getFirst().sizeBytes());
+        assertEquals(1L << 20, c.luns().getFirst().blockCacheBytes());
+        assertEquals(new TimeoutConfig(Duration.ofSeconds(90), Duration.ofMillis(1500)), c.timeouts());
+        assertEquals(64 << 10, c.channel().maxIoSize());
+        assertEquals("lun[0].size", problem(LUN0.replace("\"1GiB\"", "\"1.5g\"")).key());
+        assertEquals("timeouts.idle", problem("[timeouts]\nidle = \"1d\"\n").key());
     }
 
     @Test
@@ -316,7 +305,7 @@ class TargetConfigReaderTest {
     }
 
     @Test
-    void syntaxErrorsCarryJacksonsLine() {
+    void syntaxErrorsCarryTheirLine() {
         ConfigException.Problem p = problem("[listen]\n\nport = \n");
         assertEquals(3, p.line());
         assertNull(p.key());
@@ -330,10 +319,48 @@ class TargetConfigReaderTest {
     }
 
     @Test
+    void aRepeatedKeyOrTableIsNamedInFull() {
+        assertEquals("test.toml:8: key 'lun[1].number' is given twice (first at line 6)",
+                message(LUN0 + LUN0.replace("size", "number = 1\nsize")));
+        assertEquals("test.toml:3: key 'listen' is given twice (first at line 1)",
+                message("[listen]\nport = 1\n[listen]\naddress = \"::1\"\n"));
+        assertEquals("test.toml:2: key 'listen.port' is given twice (first at line 1)",
+                message("listen.port = 1\nlisten.port = 2\n"));
+        assertEquals("test.toml:2: key 'listen' is given twice (first at line 1)",
+                message("listen.port = 1\n[listen]\naddress = \"::1\"\n"));
+    }
+
+    @Test
+    void everySyntaxErrorIsReportedWithItsLine() {
+        ConfigException e = assertThrows(ConfigException.class, () -> read("[listen]\naddress = \"x\"y\nport = \n"));
+        assertEquals(List.of(2, 3), e.problems().stream().map(ConfigException.Problem::line).toList());
+        assertTrue(e.problems().stream().allMatch(p -> p.key() == null && p.message().startsWith("not TOML: ")),
+                e.getMessage());
+    }
+
+    @Test
+    void anArrayElementIsFoundPastBlankLinesAndComments() {
+        ConfigException e = assertThrows(ConfigException.class, () -> read(LUN0 + """
+                allowed_initiators = [   # the hosts
+                    "0x00000000000000000002c90300a1b2c3",   # a, 1
+
+                    # b, [2]
+                    "x", 5,
+                ]
+                """));
+        assertEquals(List.of("lun[0].allowed_initiators[1]", "lun[0].allowed_initiators[2]"),
+                e.problems().stream().map(ConfigException.Problem::key).toList());
+        assertEquals(List.of(9, 9), e.problems().stream().map(ConfigException.Problem::line).toList());
+        assertEquals("test.toml:7: key 'lun[0].allowed_initiators[0]': 7 is not allowed (an initiator port id: a"
+                + " string of 32 hex digits, e.g. \"0x00000000000000000000000000000001\")",
+                message(LUN0 + "allowed_initiators = [ # c\n\n7]\n"));
+    }
+
+    @Test
     void sectionsAndLunsMustBeTables() {
         assertEquals("test.toml:1: key 'listen': 5 is not allowed (a table: a [listen] header and its keys)",
                 message("listen = 5\n"));
-        assertEquals("test.toml:1: key 'lun': {\"number\":0} is not allowed (an array of tables: each LUN under"
+        assertEquals("test.toml:1: key 'lun': {number = 0} is not allowed (an array of tables: each LUN under"
                 + " a [[lun]] header)", message("[lun]\nnumber = 0\n"));
     }
 
@@ -393,8 +420,9 @@ class TargetConfigReaderTest {
         assertEquals(8208, read("[channel]\nimmediate_data_size = 8208\n").channel().immediateDataSize());
         ConfigException.Problem p = problem("[channel]\nimmediate_data_size = 8209\n");
         assertEquals("test.toml:2: key 'channel.immediate_data_size': 8209 is not allowed (1 to max_iu_length - 68"
-                + " = 8208: immediate data starts at byte 68 of an SRP_CMD; bytes, or a string such as \"64MiB\""
-                + " (B, KiB, MiB, GiB, TiB))", p.toString());
+                + " = 8208: immediate data starts at byte 68 of an SRP_CMD; bytes, or a string such as \"64MiB\" or"
+                + " \"4k\" (units B, KiB, MiB, GiB, TiB in any case; K, M, G, T or KB, MB, GB, TB: the same))",
+                p.toString());
         // without immediate data the size is not used, so only its own range applies
         assertEquals(9000, read("[channel]\nimmediate_data = false\nimmediate_data_size = 9000\n")
                 .channel().immediateDataSize());
@@ -560,7 +588,8 @@ class TargetConfigReaderTest {
     @Test
     void sizesMustBeWholeBlocks() throws ConfigException {
         assertEquals("test.toml:4: key 'lun[0].size': \"1000\" is not allowed (a positive multiple of block_size"
-                + " 512; bytes, or a string such as \"64MiB\" (B, KiB, MiB, GiB, TiB))",
+                + " 512; bytes, or a string such as \"64MiB\" or \"4k\" (units B, KiB, MiB, GiB, TiB in any case;"
+                + " K, M, G, T or KB, MB, GB, TB: the same))",
                 message(LUN0.replace("\"1GiB\"", "\"1000\"")));
         assertEquals("lun[0].size", problem(LUN0.replace("\"1GiB\"", "0")).key());
         assertEquals("lun[0].size", problem(LUN0.replace("\"1GiB\"", "\"6KiB\"") + "block_size = 4096\n").key());
@@ -614,7 +643,7 @@ class TargetConfigReaderTest {
                 ]
                 """);
         assertEquals("lun[0].allowed_initiators[1]", p.key());
-        assertEquals(5, p.line());   // the key's line: the index does not track array elements
+        assertEquals(7, p.line());   // the element's own line
         assertEquals("key 'lun[0].allowed_initiators[1]': \"0x0002c90300a1b2c3\" is not allowed (an initiator port"
                 + " id: a string of 32 hex digits, e.g. \"0x00000000000000000000000000000001\")", p.message());
         assertEquals("lun[0].allowed_initiators", problem(LUN0 + "allowed_initiators = \"any\"\n").key());

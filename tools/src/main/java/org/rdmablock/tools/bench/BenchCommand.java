@@ -4,6 +4,7 @@ import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
+import org.rdmablock.target.config.Quantities;
 import org.rdmablock.tools.session.EmbeddedTarget;
 import org.rdmablock.tools.session.TargetOptions;
 import picocli.CommandLine;
@@ -154,13 +155,13 @@ public final class BenchCommand implements Callable<Integer> {
         final BenchWorker.WaitMode wait;
         try {
             mode = Workload.Mode.of(rw);
-            blockBytes = Math.toIntExact(Units.parseSize(bs));
-            runtimeNanos = runtime != null ? Units.parseDuration(runtime).toNanos() : size != null ? 0 : 10_000_000_000L;
+            blockBytes = Math.toIntExact(Quantities.parseSize(bs));
+            runtimeNanos = runtime != null ? Quantities.parseDuration(runtime).toNanos() : size != null ? 0 : 10_000_000_000L;
             if (runtime != null && runtimeNanos <= 0) {
                 throw new IllegalArgumentException("--runtime must be positive");
             }
-            rampNanos = Units.parseDuration(ramp).toNanos();
-            regionBytes = size == null ? null : Units.parseSize(size);
+            rampNanos = Quantities.parseDuration(ramp).toNanos();
+            regionBytes = size == null ? null : Quantities.parseSize(size);
             policy = switch (channelPolicy.toLowerCase(Locale.ROOT)) {
                 case "per-thread" -> InitiatorConfig.ChannelPolicy.PER_THREAD;
                 case "round-robin" -> InitiatorConfig.ChannelPolicy.ROUND_ROBIN;
@@ -192,7 +193,7 @@ public final class BenchCommand implements Callable<Integer> {
                     if (!kind.equals("memory") && !kind.equals("null")) {
                         throw new IllegalArgumentException("--embedded-target must be memory or null, not " + embeddedTarget);
                     }
-                    embedded = EmbeddedTarget.start(kind, Units.parseSize(embeddedSize), null, session.provider());
+                    embedded = EmbeddedTarget.start(kind, Quantities.parseSize(embeddedSize), null, session.provider());
                 }
                 where = embedded != null ? embedded.where() : session.target();
                 final InitiatorConfig config = session.config(embedded);

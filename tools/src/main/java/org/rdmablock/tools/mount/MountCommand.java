@@ -4,7 +4,7 @@ import org.cryptomator.jfuse.api.FuseMountFailedException;
 import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
-import org.rdmablock.tools.bench.Units;
+import org.rdmablock.target.config.Quantities;
 import org.rdmablock.tools.session.EmbeddedTarget;
 import org.rdmablock.tools.session.TargetOptions;
 import picocli.CommandLine;
@@ -118,7 +118,7 @@ public final class MountCommand implements Callable<Integer> {
             if (channels < 1 || channels > 256 || queueDepth < 2 || queueDepth > 4096 || fuseThreads < 1 || fuseThreads > 1024) {
                 throw new IllegalArgumentException("--channels must be 1..256, --queue-depth 2..4096, --fuse-threads 1..1024");
             }
-            embeddedBytes = Units.parseSize(embeddedSize);
+            embeddedBytes = Quantities.parseSize(embeddedSize);
             if (embeddedTarget != null && embeddedTarget.toLowerCase(Locale.ROOT).equals("file") != (embeddedFile != null)) {
                 throw new IllegalArgumentException("--embedded-file goes with --embedded-target file, and only with it");
             }
