@@ -76,8 +76,7 @@ public record PipelineConfig(int cqSize, int ringSize, int backendThreads, Recei
 
     /**
      * The pipeline to run: explicit values as they are; {@code backend_threads = "auto"} is 0 (the poller's thread runs
-     * each command without a hand-off: on two cores 3.8 to 14 times the 4 KiB IOPS of four backend stages,
-     * target/README.md), and {@code blocking_threads = "auto"} is {@link #BLOCKING_CALL_THREADS} when a LUN's calls can
+     * each command without a hand-off, which pays on small machines: docs/benchmarks/target-pipeline-settings.md), and {@code blocking_threads = "auto"} is {@link #BLOCKING_CALL_THREADS} when a LUN's calls can
      * wait on a device (file, rocksdb: a read the page cache does not hold, an fdatasync, a compaction stall) and the
      * poller runs the commands, else 0. LUNs added by a later reload do not change it (the pipeline is fixed until a
      * restart).
