@@ -19,9 +19,8 @@ import java.util.function.Consumer;
  * {@code select()} until a channel is ready, a task arrives ({@link #execute} wakes it) or the next timer is due.
  */
 final class IoAgent implements Runnable {
-    /** Idle duty cycles spent polling before blocking; 0 on small machines, where spinning starves peers. */
-    static final int SPIN_LIMIT = Integer.getInteger("rdmablock.soft.agentSpins",
-        Runtime.getRuntime().availableProcessors() > 4 ? 2000 : 0);
+    /** Idle duty cycles spent polling before blocking ({@link Configuration#AGENT_SPINS_PROP_NAME}). */
+    static final int SPIN_LIMIT = Configuration.agentSpins();
 
     /** A channel owner driven by an agent. */
     interface Endpoint {

@@ -35,14 +35,15 @@ final class SoftDevice implements RdmaDevice {
     /** Outbound RDMA READ / atomic requests a QP may have in flight (ORD). */
     static final int MAX_ORD = 128;
     static final int MAX_INLINE = 1024;
-    /** Seconds between logged dumps of every connected QP's state; 0 (the default) for none. */
-    static final int DUMP_SECONDS = Integer.getInteger("rdmablock.soft.dumpStateSeconds", 0);
-    /** I/O agent threads; default 1 on machines of up to 4 cores, else 2. */
-    static final int AGENTS = Integer.getInteger("rdmablock.soft.agents", Runtime.getRuntime().availableProcessors() > 4 ? 2 : 1);
+    /** Seconds between logged dumps of every connected QP's state; 0 for none ({@link Configuration#DUMP_STATE_SECONDS_PROP_NAME}). */
+    static final int DUMP_SECONDS = Configuration.dumpStateSeconds();
+    /** I/O agent threads ({@link Configuration#AGENTS_PROP_NAME}). */
+    static final int AGENTS = Configuration.agents();
 
     private final String name;
     private final long guid = ThreadLocalRandom.current().nextLong() & 0x0000_FFFF_FFFF_FFFFL | 0x0200_0000_0000_0000L;
     private final InetAddress bindAddress;
+    private final long pollHandOffNanos;
     private final StagTable stags = new StagTable();
     private final AtomicInteger nextQpn = new AtomicInteger(ThreadLocalRandom.current().nextInt(0x100, 0x1000));
     private final IoAgent[] agents = new IoAgent[AGENTS];
@@ -55,9 +56,15 @@ final class SoftDevice implements RdmaDevice {
     private SoftContext context;
     private int openCount;
 
-    SoftDevice(final String name, final InetAddress bindAddress) {
+    /**
+     * A device named {@code name} whose UD traffic binds to {@code bindAddress}; {@code pollHandOffNanos}: how long
+     * the agent leaves a QP's socket to a thread spinning on its CQs before it looks again (see
+     * {@link InboundStream#POLL_HAND_OFF_NANOS}).
+     */
+    SoftDevice(final String name, final InetAddress bindAddress, final long pollHandOffNanos) {
         this.name = name;
         this.bindAddress = bindAddress;
+        this.pollHandOffNanos = pollHandOffNanos;
         if (DUMP_SECONDS > 0) {
             Thread.ofPlatform().daemon().name(name + "-state-dump").start(this::dumpStates);
         }
@@ -113,6 +120,11 @@ final class SoftDevice implements RdmaDevice {
     /** One opener closed the context; true when it was the last (the context then really closes). */
     synchronized boolean release() {
         return openCount > 0 && --openCount == 0;
+    }
+
+    /** How long the agent leaves a QP's socket to a thread spinning on its CQs before it looks again. */
+    long pollHandOffNanos() {
+        return pollHandOffNanos;
     }
 
     StagTable stags() {

@@ -44,9 +44,8 @@ class AgentYieldsToReaderTest {
 
     @Test
     void theAgentDoesNotSpinWhileAPollerHoldsTheStream() throws Exception {
-        final long saved = InboundStream.pollHandOffNanos;
-        InboundStream.pollHandOffNanos = TimeUnit.MINUTES.toNanos(1);
-        try (ScriptedConnection c = new ScriptedConnection(ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
+        final SoftProvider provider = new SoftProvider(Configuration.address(), TimeUnit.MINUTES.toNanos(1));
+        try (ScriptedConnection c = new ScriptedConnection(provider, ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
             final MemoryRegion buffers = c.register(RECEIVES * SIZE);
             for (int i = 0; i < RECEIVES; i++) {
                 final ReceiveWorkRequest wr = new ReceiveWorkRequest().wrId(i);
@@ -95,8 +94,6 @@ class AgentYieldsToReaderTest {
             assertEquals(1, c.cq.poll(wc, RECEIVES));
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertEquals(2, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
-        } finally {
-            InboundStream.pollHandOffNanos = saved;
         }
     }
 }
