@@ -8,6 +8,9 @@ import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.rdmablock.verbs.AsyncEvent;
 import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.Gid;
@@ -55,6 +58,8 @@ final class SoftDevice implements RdmaDevice {
     private DatagramEndpoint datagramEndpoint;
     private SoftContext context;
     private int openCount;
+    /** Runs the {@link StateDump} when {@link #DUMP_SECONDS} asks for one; else null. */
+    private final AgentRunner stateDump;
 
     /**
      * A device named {@code name} whose UD traffic binds to {@code bindAddress}; {@code pollHandOffNanos}: how long
@@ -66,24 +71,38 @@ final class SoftDevice implements RdmaDevice {
         this.bindAddress = bindAddress;
         this.pollHandOffNanos = pollHandOffNanos;
         if (DUMP_SECONDS > 0) {
-            Thread.ofPlatform().daemon().name(name + "-state-dump").start(this::dumpStates);
+            final StateDump dump = new StateDump();
+            stateDump = new AgentRunner(new SleepingMillisIdleStrategy(DUMP_SECONDS * 1000L), dump::onError, null, dump);
+            Thread.ofPlatform().daemon().name(dump.roleName()).start(stateDump);
+        } else {
+            stateDump = null;
         }
     }
 
-    /** Every {@link #DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls). */
-    private void dumpStates() {
-        final System.Logger log = System.getLogger(SoftDevice.class.getName());
-        while (true) {
-            try {
-                Thread.sleep(DUMP_SECONDS * 1000L);
-            } catch (final InterruptedException e) {
-                return;
-            }
+    /**
+     * Every {@link #DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls): each
+     * duty cycle dumps and reports no work, so that the runner's idle strategy sleeps the period.
+     */
+    private final class StateDump implements Agent {
+        private final System.Logger log = System.getLogger(SoftDevice.class.getName());
+
+        @Override
+        public int doWork() {
             for (final SoftQueuePair qp : queuePairs) {
                 if (qp instanceof SoftConnectedQueuePair connected) {
                     log.log(System.Logger.Level.INFO, "{0}: {1}", name, connected.describe());
                 }
             }
+            return 0;
+        }
+
+        @Override
+        public String roleName() {
+            return name + "-state-dump";
+        }
+
+        void onError(final Throwable failure) {
+            log.log(System.Logger.Level.WARNING, roleName() + ": dump failed", failure);
         }
     }
 
@@ -224,6 +243,13 @@ final class SoftDevice implements RdmaDevice {
 
     void close() {
         removed = true;
+        if (stateDump != null) {
+            final Thread dumper = stateDump.thread();
+            if (dumper != null && dumper != AgentRunner.TOMBSTONE) {
+                dumper.interrupt(); // ends its sleep: the runner stops on an interrupt
+            }
+            stateDump.close();
+        }
         for (final SoftQueuePair qp : queuePairs) {
             if (qp instanceof SoftConnectedQueuePair connected) {
                 connected.abort();
