@@ -59,8 +59,8 @@ final class IoAgent implements Agent {
     static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
     private static final System.Logger LOG = System.getLogger(IoAgent.class.getName());
-    /** How long {@link #close} waits for the thread before it interrupts it and waits again. */
-    private static final int CLOSE_TIMEOUT_MILLIS = (int) TimeUnit.SECONDS.toMillis(5);
+    /** How long {@link #close} waits for the thread to end. */
+    private static final long CLOSE_TIMEOUT_MILLIS = TimeUnit.SECONDS.toMillis(5);
 
     private final String name;
     private final Selector selector;
@@ -74,7 +74,6 @@ final class IoAgent implements Agent {
     /** When the last duty cycle started ({@link System#nanoTime()}); the blocking select's wait counts from it. */
     private long cycleStart;
     private final SelectorIdleStrategy idleStrategy;
-    private final AgentRunner runner;
     private final Thread thread;
     /** Set by {@link #close}: the agent stops blocking and ends its loop. */
     private volatile boolean closing;
@@ -94,8 +93,7 @@ final class IoAgent implements Agent {
             throw new UncheckedIOException("cannot open a selector", e);
         }
         idleStrategy = new SelectorIdleStrategy(spins, this::park);
-        runner = new AgentRunner(idleStrategy, this::onError, null, this);
-        thread = Thread.ofPlatform().daemon().name(name).unstarted(runner);
+        thread = Thread.ofPlatform().daemon().name(name).unstarted(new AgentRunner(idleStrategy, this::onError, null, this));
         thread.start();
     }
 
@@ -287,15 +285,21 @@ final class IoAgent implements Agent {
     }
 
     /**
-     * Stops the agent: its loop ends after the current duty cycle and closes the selector. From another thread,
-     * waits for that (interrupting the thread should it take more than {@link #CLOSE_TIMEOUT_MILLIS}).
+     * Stops the agent: its next duty cycle ends the runner's loop (an expected {@link AgentTerminationException}),
+     * which closes the selector. From another thread, waits up to {@link #CLOSE_TIMEOUT_MILLIS} for that.
      */
     void close() {
         closing = true;
         selector.wakeup();
         if (!isAgentThread()) {
-            runner.close(CLOSE_TIMEOUT_MILLIS, stuck -> LOG.log(System.Logger.Level.WARNING,
-                "{0} did not stop within {1} ms; interrupting it", name, CLOSE_TIMEOUT_MILLIS));
+            try {
+                thread.join(CLOSE_TIMEOUT_MILLIS);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (thread.isAlive()) {
+                LOG.log(System.Logger.Level.WARNING, "{0} did not stop within {1} ms", name, CLOSE_TIMEOUT_MILLIS);
+            }
         }
     }
 }

@@ -80,7 +80,7 @@ final class SoftDevice implements RdmaDevice {
     }
 
     /**
-     * Every {@link #DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls): each
+     * Every {@link SoftDevice#DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls): each
      * duty cycle dumps and reports no work, so that the runner's idle strategy sleeps the period.
      */
     private final class StateDump implements Agent {
