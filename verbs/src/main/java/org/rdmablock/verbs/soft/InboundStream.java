@@ -219,8 +219,13 @@ final class InboundStream {
 
     /** A thread polling the QP's CQ found nothing: it reads the stream itself, unless another thread does. */
     void progress() {
+        // the reader first: the QP is on its CQs while its constructor runs, so a poll may come here before the
+        // teardown exists; a reader, set once the QP is connected, makes it visible (the read below follows it)
+        if (reader == null) {
+            return;
+        }
         final ConnectionTeardown teardown = qp.teardown;
-        if (reader == null || teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
+        if (teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
             return;
         }
         try {
