@@ -158,7 +158,7 @@ public final class PerfCommand {
     /** Exit status of {@code compare} when a ratio missed its goal (0: every goal met). */
     static final int GOAL_MISSED = 3;
 
-    @Command(name = "compare", description = "The provider against raw TCP on loopback: bandwidth and latency ratios, medians of several rounds.",
+    @Command(name = "compare", description = "The provider against raw TCP (and iperf3, when installed) on loopback: bandwidth and latency ratios, medians of several rounds.",
         exitCodeListHeading = "Exit status:%n", exitCodeList = {"0:every goal met", "3:a ratio missed its goal (the table says which)",
             "1:the measurement failed"})
     static final class Compare implements Callable<Integer> {
@@ -174,11 +174,37 @@ public final class PerfCommand {
         @Option(names = {"-n", "--iterations"}, defaultValue = "20000", description = "round trips per latency measurement (default: ${DEFAULT-VALUE})")
         int iterations;
 
+        @Option(names = "--iperf3", defaultValue = Iperf3.DEFAULT_COMMAND, paramLabel = "COMMAND",
+            description = "iperf3 to run as a second stream reference: a name looked up on PATH or a path; its row is "
+                + "left out, with a note, when it is not found (default: ${DEFAULT-VALUE})")
+        String iperf3;
+
+        @Option(names = "--no-iperf3", description = "leave the iperf3 row out")
+        boolean noIperf3;
+
+        /** The iperf3 reference to run, or why there is none. */
+        record Reference(Iperf3 iperf3, String skipped) {
+        }
+
+        /** The iperf3 reference these options ask for: found, or the reason its row is left out. */
+        Reference reference() {
+            if (noIperf3) {
+                return new Reference(null, "iperf3 row skipped: --no-iperf3");
+            }
+            return Iperf3.locate(iperf3).map(found -> new Reference(found, null))
+                .orElseGet(() -> new Reference(null, Iperf3.missing(iperf3)));
+        }
+
         @Override
         public Integer call() throws Exception {
-            final Comparison comparison = new Comparison(common.provider, common.address, rounds, bytes, iterations, common.poller);
+            final Reference reference = reference();
+            if (reference.skipped() != null) {
+                System.err.println(reference.skipped());
+            }
+            final Comparison comparison = new Comparison(common.provider, common.address, rounds, bytes, iterations, common.poller,
+                reference.iperf3(), reference.skipped());
             final List<Comparison.Row> rows = comparison.run(System.err);
-            Comparison.print(rows, System.out, String.format(Locale.ROOT,
+            Comparison.print(rows, comparison.notes(), System.out, String.format(Locale.ROOT,
                 "%s provider vs raw TCP on %s: medians of %d rounds (%d cores, poll %s)", common.provider,
                 common.address.getHostAddress(), rounds, Runtime.getRuntime().availableProcessors(), common.poller));
             return exitStatus(rows);

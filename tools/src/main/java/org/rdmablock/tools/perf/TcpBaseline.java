@@ -10,22 +10,48 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
 
 import org.HdrHistogram.Histogram;
+import org.rdmablock.verbs.soft.Configuration;
 
 /**
  * The physical limit the soft provider runs on: a raw TCP socket stream and a raw TCP ping-pong on the same
- * loopback, measured the way the RDMA tests are (blocking NIO channels, direct buffers, TCP_NODELAY).
+ * loopback. The stream is set up as the soft provider sets up and drives its own connections, so that it is the
+ * best stream this machine does for that traffic and a true upper bound: TCP_NODELAY on both ends, socket buffers
+ * left to the kernel's autotuning (the provider sets no SO_SNDBUF or SO_RCVBUF), and writes and reads of the sizes
+ * the provider's staging buffers give (its transmit staging, {@link Configuration#txStaging()}, bounds one socket
+ * write: every FPDU is copied into it, no gathering write; its reads take at most its receive staging or one
+ * segment, {@link Configuration#rxStaging()}), from and into direct buffers. The ping-pong waits the way the RDMA
+ * test does (blocking NIO channels for the stream, non-blocking ones polled for the ping-pong).
  */
 final class TcpBaseline {
+    /** Bytes per socket write: the soft provider's transmit staging buffer, which one write drains. */
+    static final int WRITE_SIZE = Configuration.txStaging();
+    /** Bytes per socket read: the soft provider's receive staging buffer (its direct reads take one segment). */
+    static final int READ_SIZE = Configuration.rxStaging();
+
     private TcpBaseline() {
     }
 
-    /** Streams {@code iterations} writes of {@code size} bytes; the clock stops at the receiver's one-byte ack. */
+    /**
+     * Streams {@code iterations} messages of {@code size} bytes, in writes of {@link #WRITE_SIZE} (or {@code size},
+     * when smaller); the clock stops at the receiver's one-byte ack.
+     */
     static BandwidthTest.Result stream(final InetAddress address, final int size, final long iterations) throws Exception {
+        return stream(address, (long) size * iterations, iterations, Math.min(size, WRITE_SIZE), READ_SIZE);
+    }
+
+    /**
+     * Streams {@code total} bytes in writes of {@code writeSize} from one direct buffer; the receiver reads into a
+     * direct buffer of {@code readSize}. The clock stops at the receiver's one-byte ack.
+     *
+     * @param messages what the result reports as messages moved
+     */
+    static BandwidthTest.Result stream(final InetAddress address, final long total, final long messages, final int writeSize,
+                                       final int readSize) throws Exception {
         try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(address, 0))) {
-            final long total = (long) size * iterations;
             final CompletableFuture<Void> receiver = CompletableFuture.runAsync(() -> {
                 try (SocketChannel in = server.accept()) {
-                    final ByteBuffer buffer = ByteBuffer.allocateDirect(size);
+                    in.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    final ByteBuffer buffer = ByteBuffer.allocateDirect(readSize);
                     long received = 0;
                     while (received < total) {
                         buffer.clear();
@@ -42,18 +68,19 @@ final class TcpBaseline {
             });
             try (SocketChannel out = SocketChannel.open(server.getLocalAddress())) {
                 out.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                final ByteBuffer buffer = ByteBuffer.allocateDirect(size);
+                final ByteBuffer buffer = ByteBuffer.allocateDirect(writeSize);
                 final long start = System.nanoTime();
-                for (long i = 0; i < iterations; i++) {
-                    buffer.clear();
+                long left = total;
+                while (left > 0) {
+                    buffer.clear().limit((int) Math.min(writeSize, left));
                     while (buffer.hasRemaining()) {
-                        out.write(buffer);
+                        left -= out.write(buffer);
                     }
                 }
                 out.read(ByteBuffer.allocate(1));
                 final long nanos = System.nanoTime() - start;
                 receiver.join();
-                return new BandwidthTest.Result(total, iterations, nanos);
+                return new BandwidthTest.Result(total, messages, nanos);
             }
         }
     }

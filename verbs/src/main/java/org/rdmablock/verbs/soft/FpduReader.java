@@ -22,17 +22,17 @@ import org.rdmablock.verbs.soft.wire.TerminateMessage;
  * data segments are checked at their end. Runs on the connection's I/O agent only; allocates nothing.
  */
 final class FpduReader {
-    /** Staging buffer size. */
-    static final int STAGING_SIZE = Integer.getInteger("rdmablock.soft.rxStaging", 64 * 1024);
+    /** Staging buffer size ({@link Configuration#RX_STAGING_PROP_NAME}). */
+    static final int STAGING_SIZE = Configuration.rxStaging();
     /** A payload remainder of at least this many bytes is read directly into memory. */
     static final int DIRECT_READ_MIN = 4 * 1024;
     /**
      * A data segment of at least this payload makes the next staging read stop at the end of the next header: one
      * small read more per segment, one copy of its payload less (a 64 KiB segment read greedily lands in staging
-     * almost whole and is copied out). Default 16 KiB; {@code -Drdmablock.soft.headerFirstMin=2147483647} reads every
-     * header greedily.
+     * almost whole and is copied out). {@link Configuration#HEADER_FIRST_MIN_PROP_NAME}: default 16 KiB; 2147483647
+     * reads every header greedily.
      */
-    static final int HEADER_FIRST_MIN = Integer.getInteger("rdmablock.soft.headerFirstMin", 16 * 1024);
+    static final int HEADER_FIRST_MIN = Configuration.headerFirstMin();
     /** Socket reads per readiness event, so one busy connection cannot starve the agent's others. */
     private static final int MAX_READS = 16;
 

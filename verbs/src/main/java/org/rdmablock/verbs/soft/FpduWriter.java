@@ -23,9 +23,11 @@ import org.rdmablock.verbs.soft.wire.Fpdu;
  * anyway; the extra copy costs less than the extra system calls.
  */
 final class FpduWriter {
-    /** Staging buffer size: bounds how many FPDUs one write carries; holds at least one FPDU of the largest payload. */
-    static final int STAGING_SIZE = Math.max(Integer.getInteger("rdmablock.soft.txStaging", 128 * 1024),
-        Fpdu.totalLength(Fpdu.MAX_ULPDU));
+    /**
+     * Staging buffer size ({@link Configuration#TX_STAGING_PROP_NAME}): bounds how many FPDUs one write carries;
+     * holds at least one FPDU of the largest payload.
+     */
+    static final int STAGING_SIZE = Math.max(Configuration.txStaging(), Fpdu.totalLength(Fpdu.MAX_ULPDU));
 
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_SIZE).order(ByteOrder.BIG_ENDIAN);
     private final MemorySegment stagingSegment = MemorySegment.ofBuffer(staging);

@@ -23,17 +23,18 @@ final class InboundStream {
     /**
      * While an application thread spins on this QP's completion queues, it reads the stream itself (see
      * {@link SoftCompletionQueue#POLL_PROGRESS}); waking the agent for every message as well would only steal its
-     * core. So the agent stops watching for input and looks again every {@code pollHandOffNanos} (1 ms): when the
+     * core. So the agent stops watching for input and looks again every {@code pollHandOffNanos} (1 ms by default,
+     * the device's {@link SoftDevice#pollHandOffNanos()}): when the
      * spinning has stopped it watches the socket again (at most that long later). A poller that goes to sleep on
      * the CQ's completion channel ends the hand-off at once ({@link #pollerSleeping}); else its wake-up would wait
      * for this timer (it did: 1 ms per I/O for initiators and targets waiting on events).
-     *
-     * <p>Not final so that a test can lengthen it and see that nothing waits for it.
      */
-    static long pollHandOffNanos = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long POLL_HAND_OFF_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long POLLING_WINDOW_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final SoftConnectedQueuePair qp;
+    /** See {@link #POLL_HAND_OFF_NANOS}: the device's value (a test lengthens it to see that nothing waits for it). */
+    private final long pollHandOffNanos;
     /**
      * Parses the stream. Set last by {@link SoftConnectedQueuePair#attach} (volatile, through {@link #connect}): a
      * polling thread that finds it set finds the channel, the agent and the state RTS set too ({@link #progress} may
@@ -54,6 +55,7 @@ final class InboundStream {
 
     InboundStream(final SoftConnectedQueuePair qp) {
         this.qp = qp;
+        this.pollHandOffNanos = qp.device.pollHandOffNanos();
     }
 
     /** The connection being attached is whole and in RTS: a reader for its stream, with the MPA CRC negotiated or not. */
@@ -217,8 +219,13 @@ final class InboundStream {
 
     /** A thread polling the QP's CQ found nothing: it reads the stream itself, unless another thread does. */
     void progress() {
+        // the reader first: the QP is on its CQs while its constructor runs, so a poll may come here before the
+        // teardown exists; a reader, set once the QP is connected, makes it visible (the read below follows it)
+        if (reader == null) {
+            return;
+        }
         final ConnectionTeardown teardown = qp.teardown;
-        if (reader == null || teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
+        if (teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
             return;
         }
         try {

@@ -10,18 +10,23 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+
 /**
  * A duty-cycle agent that runs the soft provider's socket I/O: it waits on a {@link Selector} for the channels of
  * its endpoints, lets them read and place incoming data and flush backlogged sends, runs tasks handed over by
- * other threads and fires endpoint timers. One thread per agent; endpoints are spread over agents.
+ * other threads and fires endpoint timers. One thread per agent, named after the agent, run by an Agrona
+ * {@link AgentRunner}; endpoints are spread over agents.
  *
- * <p>Idle strategy: after {@link #SPIN_LIMIT} idle duty cycles spent in {@code selectNow()}, the agent blocks in
- * {@code select()} until a channel is ready, a task arrives ({@link #execute} wakes it) or the next timer is due.
+ * <p>Idle strategy ({@link SelectorIdleStrategy}): after {@link #SPIN_LIMIT} idle duty cycles spent in
+ * {@code selectNow()}, the agent blocks in {@code select()} until a channel is ready, a task arrives ({@link #execute}
+ * wakes it) or the next timer is due.
  */
-final class IoAgent implements Runnable {
-    /** Idle duty cycles spent polling before blocking; 0 on small machines, where spinning starves peers. */
-    static final int SPIN_LIMIT = Integer.getInteger("rdmablock.soft.agentSpins",
-        Runtime.getRuntime().availableProcessors() > 4 ? 2000 : 0);
+final class IoAgent implements Agent {
+    /** Idle duty cycles spent polling before blocking ({@link Configuration#AGENT_SPINS_PROP_NAME}). */
+    static final int SPIN_LIMIT = Configuration.agentSpins();
 
     /** A channel owner driven by an agent. */
     interface Endpoint {
@@ -53,6 +58,10 @@ final class IoAgent implements Runnable {
      */
     static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
+    private static final System.Logger LOG = System.getLogger(IoAgent.class.getName());
+    /** How long {@link #close} waits for the thread to end. */
+    private static final long CLOSE_TIMEOUT_MILLIS = TimeUnit.SECONDS.toMillis(5);
+
     private final String name;
     private final Selector selector;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -60,19 +69,37 @@ final class IoAgent implements Runnable {
     private final java.util.ArrayList<Endpoint> timed = new java.util.ArrayList<>();
     private final java.util.ArrayList<Endpoint> watched = new java.util.ArrayList<>();
     private long nextSweep = Long.MAX_VALUE;
+    /** The earliest timer or sweep, as the last duty cycle found it: how long the blocking select may wait. */
+    private long nextDeadline = Long.MAX_VALUE;
+    /** When the last duty cycle started ({@link System#nanoTime()}); the blocking select's wait counts from it. */
+    private long cycleStart;
+    private final SelectorIdleStrategy idleStrategy;
     private final Thread thread;
-    private volatile boolean running = true;
+    /** Set by {@link #close}: the agent stops blocking and ends its loop. */
+    private volatile boolean closing;
     private int readyWork;
 
+    /** An agent polling {@link #SPIN_LIMIT} idle duty cycles before it blocks; its thread starts at once. */
     IoAgent(final String name) {
+        this(name, SPIN_LIMIT);
+    }
+
+    /** An agent polling {@code spins} idle duty cycles before it blocks; its daemon thread, {@code name}, starts at once. */
+    IoAgent(final String name, final int spins) {
         this.name = name;
         try {
             selector = Selector.open();
         } catch (final IOException e) {
             throw new UncheckedIOException("cannot open a selector", e);
         }
-        thread = Thread.ofPlatform().daemon().name(name).unstarted(this);
+        idleStrategy = new SelectorIdleStrategy(spins, this::park);
+        thread = Thread.ofPlatform().daemon().name(name).unstarted(new AgentRunner(idleStrategy, this::onError, null, this));
         thread.start();
+    }
+
+    @Override
+    public String roleName() {
+        return name;
     }
 
     boolean isAgentThread() {
@@ -145,29 +172,29 @@ final class IoAgent implements Runnable {
         }
     }
 
+    /**
+     * One duty cycle: runs the tasks handed over, fires due timers and the sweep, then polls the selector and
+     * handles what is ready; when nothing was done and the idle strategy is about to park, the poll is left to the
+     * strategy's blocking select ({@link #park}).
+     */
     @Override
-    public void run() {
-        int idle = 0;
-        while (running) {
-            try {
-                final int work = doWork(idle >= SPIN_LIMIT);
-                idle = work > 0 ? 0 : idle + 1;
-            } catch (final RuntimeException | Error e) {
-                // An endpoint bug must not stop the agent: the endpoint has failed its own QP already.
-                System.getLogger(IoAgent.class.getName()).log(System.Logger.Level.ERROR, name + ": duty cycle failed", e);
-            }
+    public int doWork() {
+        if (closing) {
+            throw new AgentTerminationException(name + " closed", true);
         }
         try {
-            selector.close();
-        } catch (final IOException ignored) {
-            // closing anyway
+            return dutyCycle();
+        } catch (final Error e) {
+            onError(e); // the runner would end the thread on an Error; see onError
+            return 1;
         }
     }
 
-    private int doWork(final boolean block) {
+    private int dutyCycle() {
         int work = runTasks();
         final long now = System.nanoTime();
-        long nextDeadline = Long.MAX_VALUE;
+        cycleStart = now;
+        long earliest = Long.MAX_VALUE;
         for (int i = timed.size() - 1; i >= 0; i--) {
             final Endpoint endpoint = timed.get(i);
             long deadline = endpoint.nextDeadline();
@@ -178,7 +205,7 @@ final class IoAgent implements Runnable {
             if (deadline == Long.MAX_VALUE) {
                 timed.remove(i);
             } else {
-                nextDeadline = Math.min(nextDeadline, deadline);
+                earliest = Math.min(earliest, deadline);
             }
         }
         if (now - nextSweep >= 0) {
@@ -187,20 +214,58 @@ final class IoAgent implements Runnable {
             }
             nextSweep = watched.isEmpty() ? Long.MAX_VALUE : now + SWEEP_NANOS;
         }
-        nextDeadline = Math.min(nextDeadline, nextSweep);
+        nextDeadline = Math.min(earliest, nextSweep);
+        if (work == 0 && idleStrategy.parking()) {
+            return 0; // the idle strategy selects next, blocking
+        }
         readyWork = 0;
         try {
-            if (block && work == 0 && tasks.isEmpty()) {
+            selector.selectNow(readyHandler);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return work + readyWork;
+    }
+
+    /**
+     * The idle strategy's park: blocks in the selector until a channel is ready, a task arrives or the next timer is
+     * due, and handles what is ready; does not block while tasks wait or the agent is closing.
+     */
+    private int park() {
+        readyWork = 0;
+        try {
+            if (tasks.isEmpty() && !closing) {
                 final long waitMillis = nextDeadline == Long.MAX_VALUE ? 0
-                    : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline - now));
+                    : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextDeadline - cycleStart));
                 selector.select(readyHandler, waitMillis);
             } else {
                 selector.selectNow(readyHandler);
             }
         } catch (final IOException e) {
             throw new UncheckedIOException(e);
+        } catch (final Error e) {
+            onError(e);
+            return 1;
         }
-        return work + readyWork;
+        return readyWork;
+    }
+
+    /**
+     * An endpoint bug must not stop the agent: the endpoint has failed its own QP already, so the failure is logged
+     * and the loop goes on. Exceptions reach this through the {@link AgentRunner}; Errors, which the runner would
+     * rethrow and so end the thread (and every connection on it), are caught in the duty cycle and the park.
+     */
+    private void onError(final Throwable failure) {
+        LOG.log(System.Logger.Level.ERROR, name + ": duty cycle failed", failure);
+    }
+
+    @Override
+    public void onClose() {
+        try {
+            selector.close();
+        } catch (final IOException ignored) {
+            // closing anyway
+        }
     }
 
     private void onReadyKey(final SelectionKey key) {
@@ -219,14 +284,21 @@ final class IoAgent implements Runnable {
         return work;
     }
 
+    /**
+     * Stops the agent: its next duty cycle ends the runner's loop (an expected {@link AgentTerminationException}),
+     * which closes the selector. From another thread, waits up to {@link #CLOSE_TIMEOUT_MILLIS} for that.
+     */
     void close() {
-        running = false;
+        closing = true;
         selector.wakeup();
         if (!isAgentThread()) {
             try {
-                thread.join(TimeUnit.SECONDS.toMillis(5));
+                thread.join(CLOSE_TIMEOUT_MILLIS);
             } catch (final InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (thread.isAlive()) {
+                LOG.log(System.Logger.Level.WARNING, "{0} did not stop within {1} ms", name, CLOSE_TIMEOUT_MILLIS);
             }
         }
     }

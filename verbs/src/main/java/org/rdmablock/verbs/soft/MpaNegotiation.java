@@ -20,8 +20,8 @@ import org.rdmablock.verbs.soft.wire.MpaFrame;
  * default.
  */
 final class MpaNegotiation {
-    /** Whether this side asks for MPA CRC (default true; {@code -Drdmablock.soft.crc=false} turns the request off). */
-    static final boolean CRC_REQUESTED = Boolean.parseBoolean(System.getProperty("rdmablock.soft.crc", "true"));
+    /** Whether this side asks for MPA CRC ({@link Configuration#CRC_PROP_NAME}). */
+    static final boolean CRC_REQUESTED = Configuration.crcRequested();
     /** Largest ULP private data: 256 bytes less the RFC 6581 block (see {@link MpaFrame#MAX_PRIVATE_DATA}). */
     static final int MAX_ULP_PRIVATE_DATA = MpaFrame.MAX_PRIVATE_DATA - MpaFrame.ENHANCED_LENGTH;
 

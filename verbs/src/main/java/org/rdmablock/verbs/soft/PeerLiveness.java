@@ -22,9 +22,9 @@ final class PeerLiveness {
     /**
      * Default local ACK timeout of a soft QP: 18, 1.07 s, so that with 7 retries a peer that stops answering fails
      * the work waiting on it after about 8.6 s (rdma_cm's default for RoCE is of that order; TCP itself would take
-     * 15 minutes, tcp_retries2). {@code -Drdmablock.soft.ackTimeout=N} changes it; 0 waits forever.
+     * 15 minutes, tcp_retries2). {@link Configuration#ACK_TIMEOUT_PROP_NAME} changes it; 0 waits forever.
      */
-    static final int DEFAULT_ACK_TIMEOUT = Integer.getInteger("rdmablock.soft.ackTimeout", 18);
+    static final int DEFAULT_ACK_TIMEOUT = Configuration.ackTimeout();
     /** The shortest transport timeout honoured: four sweeps, so that two heartbeats fit in it (see onSweep). */
     static final long MIN_TRANSPORT_TIMEOUT_NANOS = 4 * IoAgent.SWEEP_NANOS;
     /** Idle time after which TCP keepalive probes an idle connection, and their interval and count (60 s, 10 s, 6). */

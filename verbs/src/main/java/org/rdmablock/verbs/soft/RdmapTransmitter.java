@@ -34,8 +34,8 @@ import org.rdmablock.verbs.soft.wire.ReadRequest;
  * {@code probeDue}, {@code heartbeatDue}) and the owner loops once more.
  */
 final class RdmapTransmitter {
-    /** Largest payload of one FPDU. */
-    static final int MAX_SEGMENT = Integer.getInteger("rdmablock.soft.maxSegment", 64 * 1024 - 128);
+    /** Largest payload of one FPDU ({@link Configuration#MAX_SEGMENT_PROP_NAME}). */
+    static final int MAX_SEGMENT = Configuration.maxSegment();
 
     private static final int BUILT = 1;
     private static final int NOTHING = 0;

@@ -32,15 +32,16 @@ final class SoftCompletionQueue implements CompletionQueue {
     /**
      * Whether a poll that finds the CQ empty reads the sockets of its QPs itself (default true): a polling
      * thread then sees incoming messages without a hand-off from an I/O thread, as with a NIC's completion queue.
-     * The I/O threads still make progress when nobody polls.
+     * The I/O threads still make progress when nobody polls. {@link Configuration#POLL_PROGRESS_PROP_NAME}.
      */
-    static final boolean POLL_PROGRESS = Boolean.parseBoolean(System.getProperty("rdmablock.soft.pollProgress", "true"));
+    static final boolean POLL_PROGRESS = Configuration.pollProgress();
     /**
      * Up to this many QPs an empty poll reads each QP's socket directly (one read each, which is all a lone QP
      * costs); above it, it asks the CQ's own readiness selector which sockets have bytes (one epoll_wait) and reads
-     * only those, so that an empty poll costs the ready QPs, not all of them (default 2).
+     * only those, so that an empty poll costs the ready QPs, not all of them (default 2,
+     * {@link Configuration#DIRECT_PROGRESS_QPS_PROP_NAME}).
      */
-    static final int DIRECT_PROGRESS_MAX = Integer.getInteger("rdmablock.soft.directProgressQps", 2);
+    static final int DIRECT_PROGRESS_MAX = Configuration.directProgressQps();
 
     private final SoftContext context;
     private final SoftCompletionChannel channel;

@@ -8,6 +8,9 @@ import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.rdmablock.verbs.AsyncEvent;
 import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.Gid;
@@ -35,14 +38,15 @@ final class SoftDevice implements RdmaDevice {
     /** Outbound RDMA READ / atomic requests a QP may have in flight (ORD). */
     static final int MAX_ORD = 128;
     static final int MAX_INLINE = 1024;
-    /** Seconds between logged dumps of every connected QP's state; 0 (the default) for none. */
-    static final int DUMP_SECONDS = Integer.getInteger("rdmablock.soft.dumpStateSeconds", 0);
-    /** I/O agent threads; default 1 on machines of up to 4 cores, else 2. */
-    static final int AGENTS = Integer.getInteger("rdmablock.soft.agents", Runtime.getRuntime().availableProcessors() > 4 ? 2 : 1);
+    /** Seconds between logged dumps of every connected QP's state; 0 for none ({@link Configuration#DUMP_STATE_SECONDS_PROP_NAME}). */
+    static final int DUMP_SECONDS = Configuration.dumpStateSeconds();
+    /** I/O agent threads ({@link Configuration#AGENTS_PROP_NAME}). */
+    static final int AGENTS = Configuration.agents();
 
     private final String name;
     private final long guid = ThreadLocalRandom.current().nextLong() & 0x0000_FFFF_FFFF_FFFFL | 0x0200_0000_0000_0000L;
     private final InetAddress bindAddress;
+    private final long pollHandOffNanos;
     private final StagTable stags = new StagTable();
     private final AtomicInteger nextQpn = new AtomicInteger(ThreadLocalRandom.current().nextInt(0x100, 0x1000));
     private final IoAgent[] agents = new IoAgent[AGENTS];
@@ -54,29 +58,51 @@ final class SoftDevice implements RdmaDevice {
     private DatagramEndpoint datagramEndpoint;
     private SoftContext context;
     private int openCount;
+    /** Runs the {@link StateDump} when {@link #DUMP_SECONDS} asks for one; else null. */
+    private final AgentRunner stateDump;
 
-    SoftDevice(final String name, final InetAddress bindAddress) {
+    /**
+     * A device named {@code name} whose UD traffic binds to {@code bindAddress}; {@code pollHandOffNanos}: how long
+     * the agent leaves a QP's socket to a thread spinning on its CQs before it looks again (see
+     * {@link InboundStream#POLL_HAND_OFF_NANOS}).
+     */
+    SoftDevice(final String name, final InetAddress bindAddress, final long pollHandOffNanos) {
         this.name = name;
         this.bindAddress = bindAddress;
+        this.pollHandOffNanos = pollHandOffNanos;
         if (DUMP_SECONDS > 0) {
-            Thread.ofPlatform().daemon().name(name + "-state-dump").start(this::dumpStates);
+            final StateDump dump = new StateDump();
+            stateDump = new AgentRunner(new SleepingMillisIdleStrategy(DUMP_SECONDS * 1000L), dump::onError, null, dump);
+            Thread.ofPlatform().daemon().name(dump.roleName()).start(stateDump);
+        } else {
+            stateDump = null;
         }
     }
 
-    /** Every {@link #DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls). */
-    private void dumpStates() {
-        final System.Logger log = System.getLogger(SoftDevice.class.getName());
-        while (true) {
-            try {
-                Thread.sleep(DUMP_SECONDS * 1000L);
-            } catch (final InterruptedException e) {
-                return;
-            }
+    /**
+     * Every {@link SoftDevice#DUMP_SECONDS}, logs the transmit/receive state of each connected QP (diagnosing stalls): each
+     * duty cycle dumps and reports no work, so that the runner's idle strategy sleeps the period.
+     */
+    private final class StateDump implements Agent {
+        private final System.Logger log = System.getLogger(SoftDevice.class.getName());
+
+        @Override
+        public int doWork() {
             for (final SoftQueuePair qp : queuePairs) {
                 if (qp instanceof SoftConnectedQueuePair connected) {
                     log.log(System.Logger.Level.INFO, "{0}: {1}", name, connected.describe());
                 }
             }
+            return 0;
+        }
+
+        @Override
+        public String roleName() {
+            return name + "-state-dump";
+        }
+
+        void onError(final Throwable failure) {
+            log.log(System.Logger.Level.WARNING, roleName() + ": dump failed", failure);
         }
     }
 
@@ -113,6 +139,11 @@ final class SoftDevice implements RdmaDevice {
     /** One opener closed the context; true when it was the last (the context then really closes). */
     synchronized boolean release() {
         return openCount > 0 && --openCount == 0;
+    }
+
+    /** How long the agent leaves a QP's socket to a thread spinning on its CQs before it looks again. */
+    long pollHandOffNanos() {
+        return pollHandOffNanos;
     }
 
     StagTable stags() {
@@ -212,6 +243,13 @@ final class SoftDevice implements RdmaDevice {
 
     void close() {
         removed = true;
+        if (stateDump != null) {
+            final Thread dumper = stateDump.thread();
+            if (dumper != null && dumper != AgentRunner.TOMBSTONE) {
+                dumper.interrupt(); // ends its sleep: the runner stops on an interrupt
+            }
+            stateDump.close();
+        }
         for (final SoftQueuePair qp : queuePairs) {
             if (qp instanceof SoftConnectedQueuePair connected) {
                 connected.abort();

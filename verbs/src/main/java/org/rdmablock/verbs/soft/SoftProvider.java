@@ -1,7 +1,6 @@
 package org.rdmablock.verbs.soft;
 
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,9 +12,7 @@ import org.rdmablock.verbs.VerbsProvider;
 /**
  * The {@code soft} verbs provider: RDMA in software over TCP with the iWARP wire format, for hosts without an
  * RDMA NIC. Each instance is one device ({@code soft0}, {@code soft1}, ...) with its own STags, QP numbers and I/O
- * threads. Settings (system properties): {@code rdmablock.soft.address} the address UD traffic binds to
- * (default 127.0.0.1), {@code rdmablock.soft.crc} whether to ask for MPA CRC (default true),
- * {@code rdmablock.soft.agents} I/O threads per device.
+ * threads. Settings: system properties, listed in {@link Configuration}.
  */
 public final class SoftProvider implements VerbsProvider {
     private static final AtomicInteger DEVICES = new AtomicInteger();
@@ -25,21 +22,21 @@ public final class SoftProvider implements VerbsProvider {
 
     /** A provider with a new device, bound to the configured (default loopback) address for UD. */
     public SoftProvider() {
-        this(defaultAddress());
+        this(Configuration.address());
     }
 
     /** A provider with a new device whose UD traffic binds to {@code address}. */
     public SoftProvider(final InetAddress address) {
-        device = new SoftDevice("soft" + DEVICES.getAndIncrement(), address);
-        connectionManager = new SoftConnectionManager(device);
+        this(address, InboundStream.POLL_HAND_OFF_NANOS);
     }
 
-    private static InetAddress defaultAddress() {
-        try {
-            return InetAddress.getByName(System.getProperty("rdmablock.soft.address", "127.0.0.1"));
-        } catch (final UnknownHostException e) {
-            throw new IllegalArgumentException("bad rdmablock.soft.address", e);
-        }
+    /**
+     * As {@link #SoftProvider(InetAddress)}, with the time the I/O agent leaves a QP's socket to a thread spinning on
+     * its CQs before it looks again (tests lengthen it to see that nothing waits for it).
+     */
+    SoftProvider(final InetAddress address, final long pollHandOffNanos) {
+        device = new SoftDevice("soft" + DEVICES.getAndIncrement(), address, pollHandOffNanos);
+        connectionManager = new SoftConnectionManager(device);
     }
 
     @Override

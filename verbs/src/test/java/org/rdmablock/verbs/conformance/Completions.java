@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.WcOpcode;
 import org.rdmablock.verbs.WcStatus;
@@ -23,20 +24,15 @@ final class Completions {
     static List<Wc> await(final CompletionQueue cq, final int count, final Duration timeout) {
         final List<Wc> result = new ArrayList<>();
         final WorkCompletions wc = new WorkCompletions(16);
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (result.size() < count) {
+        Await.atMost(count + " completions", timeout).untilAsserted(() -> {
             final int n = cq.poll(wc, Math.min(16, count - result.size()));
             for (int i = 0; i < n; i++) {
                 result.add(copy(wc, i));
             }
-            if (n == 0) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("expected " + count + " completions within " + timeout + ", got " + result);
-                }
-                Thread.onSpinWait();
-                Thread.yield();
+            if (result.size() < count) {
+                throw new AssertionError("expected " + count + " completions, got " + result);
             }
-        }
+        });
         return result;
     }
 

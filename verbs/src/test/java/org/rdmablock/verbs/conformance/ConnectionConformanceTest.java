@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionFailedException;
 import org.rdmablock.verbs.ConnectionId;
@@ -421,18 +422,14 @@ class ConnectionConformanceTest {
                     postReceive(qp, serverMemory, 8, 56, k);
                     request.accept(ConnectionParameters.of(new byte[0]), ConnectedPair.TIMEOUT);
                     final ConnectionId id = connected.get(ConnectedPair.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                    final long deadline = System.nanoTime() + ConnectedPair.TIMEOUT.toNanos();
-                    int n = 0;
-                    while (n == 0 && pollerFailed.get() == null && System.nanoTime() < deadline) {
-                        n = clientCq.poll(got, 1);
-                    }
+                    final int n = Await.atMost("connection " + k + ": the answer", ConnectedPair.TIMEOUT)
+                        .until(() -> clientCq.poll(got, 1), count -> count > 0 || pollerFailed.get() != null);
                     final int round = k;
                     assertNull(pollerFailed.get(), () -> "connection " + round + ": the polling thread failed: " + pollerFailed.get());
                     assertEquals(1, n, "connection " + k + ": the answer arrives");
                     assertEquals(WcStatus.SUCCESS, got.status(0), "connection " + k + ": " + got.toString(0));
-                    while (answered.get() <= k && pollerFailed.get() == null && System.nanoTime() < deadline) {
-                        Thread.onSpinWait();
-                    }
+                    Await.atMost("connection " + k + ": the polling thread's post returned", ConnectedPair.TIMEOUT)
+                        .until(() -> answered.get() > round || pollerFailed.get() != null);
                     assertEquals(k + 1, answered.get(), "connection " + k + ": the polling thread's post returned");
                     id.close();
                     request.close();

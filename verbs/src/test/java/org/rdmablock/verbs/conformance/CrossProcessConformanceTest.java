@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
@@ -194,27 +195,22 @@ class CrossProcessConformanceTest {
     }
 
     /** Waits until every thread of {@code process} is stopped (state T in /proc), for 10 s at most. */
-    private static void awaitStopped(final Process process) throws Exception {
+    private static void awaitStopped(final Process process) {
         final java.nio.file.Path tasks = java.nio.file.Path.of("/proc", Long.toString(process.pid()), "task");
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline) {
-            boolean allStopped = true;
+        Await.atMost("every thread of the peer process stopped", java.time.Duration.ofSeconds(10)).until(() -> {
             try (java.util.stream.Stream<java.nio.file.Path> threads = java.nio.file.Files.list(tasks)) {
+                boolean allStopped = true;
                 for (final java.nio.file.Path task : threads.toList()) {
                     final String stat = java.nio.file.Files.readString(task.resolve("stat"));
                     // the state follows the command name, which is in parentheses and may hold spaces
                     final char state = stat.charAt(stat.lastIndexOf(')') + 2);
                     allStopped &= state == 'T' || state == 't';
                 }
-            } catch (java.io.IOException e) {
-                allStopped = false; // a thread ended while listed: look again
+                return allStopped;
+            } catch (final java.io.IOException e) {
+                return false; // a thread ended while listed: look again
             }
-            if (allStopped) {
-                return;
-            }
-            Thread.sleep(1);
-        }
-        throw new AssertionError("the peer process did not stop within 10 s");
+        });
     }
 
     private static void signal(final Process process, final String signal) throws Exception {

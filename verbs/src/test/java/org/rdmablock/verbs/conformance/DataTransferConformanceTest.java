@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
@@ -169,11 +170,9 @@ class DataTransferConformanceTest {
         }
     }
 
-    static void awaitContent(final MemorySegment memory, final long offset, final byte[] expected) throws InterruptedException {
-        final long deadline = System.nanoTime() + ConnectedPair.TIMEOUT.toNanos();
-        while (!java.util.Arrays.equals(expected, bytes(memory, offset, expected.length)) && System.nanoTime() < deadline) {
-            Thread.sleep(2);
-        }
+    static void awaitContent(final MemorySegment memory, final long offset, final byte[] expected) {
+        Await.atMost(expected.length + " bytes placed at " + offset, ConnectedPair.TIMEOUT)
+            .until(() -> java.util.Arrays.equals(expected, bytes(memory, offset, expected.length)));
     }
 
     @ParameterizedTest(name = "{0} {1}")

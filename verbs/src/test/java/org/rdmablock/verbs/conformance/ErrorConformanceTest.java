@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairAttributes;
@@ -87,11 +88,8 @@ class ErrorConformanceTest {
         assertTrue(status == WcStatus.LOC_PROT_ERR || status == WcStatus.LOC_QP_OP_ERR, "a local protection error, not " + status);
     }
 
-    static void awaitState(final org.rdmablock.verbs.QueuePair qp, final QueuePairState state) throws InterruptedException {
-        final long deadline = System.nanoTime() + ConnectedPair.TIMEOUT.toNanos();
-        while (qp.state() != state && System.nanoTime() < deadline) {
-            Thread.sleep(2);
-        }
+    static void awaitState(final org.rdmablock.verbs.QueuePair qp, final QueuePairState state) {
+        Await.atMost("the QP in " + state, ConnectedPair.TIMEOUT).until(() -> qp.state() == state);
         assertEquals(state, qp.state());
     }
 

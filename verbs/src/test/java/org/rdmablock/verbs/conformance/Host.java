@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.MemoryRegion;
@@ -73,16 +74,12 @@ public final class Host implements AutoCloseable {
 
     /** Waits until an async event of {@code type} arrived. */
     AsyncEvent awaitEvent(final AsyncEvent.Type type, final Duration timeout) throws InterruptedException {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            for (final AsyncEvent event : events) {
-                if (event.type() == type) {
-                    return event;
-                }
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no " + type + " event within " + timeout + "; saw " + events);
+        final AsyncEvent[] found = new AsyncEvent[1];
+        Await.atMost("a " + type + " event", timeout).untilAsserted(() -> {
+            found[0] = events.stream().filter(event -> event.type() == type).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + type + " event; saw " + events));
+        });
+        return found[0];
     }
 
     @Override

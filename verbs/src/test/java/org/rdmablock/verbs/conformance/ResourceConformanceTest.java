@@ -2,6 +2,7 @@ package org.rdmablock.verbs.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -17,6 +18,7 @@ import static org.rdmablock.verbs.conformance.DataTransferConformanceTest.postRe
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -27,6 +29,7 @@ import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AddressHandle;
 import org.rdmablock.verbs.AddressHandleAttributes;
 import org.rdmablock.verbs.AsyncEvent;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.DisconnectReason;
@@ -53,6 +56,11 @@ import org.rdmablock.verbs.conformance.Completions.Wc;
 /** Memory keys, memory windows, shared receive queues, completion channels, async events and UD. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ResourceConformanceTest {
+    /**
+     * Where a thread in {@link CompletionChannel#awaitEvent} blocks: the soft provider in a monitor's timed wait, the
+     * native one in {@code poll(2)} on the channel's and the wake-up's descriptors.
+     */
+    private static final Set<String> CHANNEL_WAITS = Set.of("poll");
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
@@ -275,7 +283,8 @@ class ResourceConformanceTest {
                     woken.completeExceptionally(e);
                 }
             });
-            Thread.sleep(300);
+            Await.atMost("the waiter blocks in awaitEvent", ConnectedPair.TIMEOUT)
+                .until(() -> woken.isDone() || Await.blockedIn(waiter, "awaitEvent", CHANNEL_WAITS));
             assertTrue(!woken.isDone() && waiter.isAlive(), "the waiter waits until woken");
             final long wokeAt = System.nanoTime();
             channel.wakeup();
@@ -293,14 +302,17 @@ class ResourceConformanceTest {
             assertNull(channel.awaitEvent(Duration.ofMillis(200)));
             assertTrue(System.nanoTime() - third >= TimeUnit.MILLISECONDS.toNanos(150), "no third wakeup was pending");
             // closing releases a waiter; a closed channel refuses to wait
-            final CompletableFuture<CompletionQueue> last = CompletableFuture.supplyAsync(() -> {
+            final CompletableFuture<CompletionQueue> last = new CompletableFuture<>();
+            final Thread lastWaiter = Thread.ofPlatform().start(() -> {
                 try {
-                    return channel.awaitEvent(Duration.ofSeconds(30));
-                } catch (final InterruptedException e) {
-                    throw new IllegalStateException(e);
+                    last.complete(channel.awaitEvent(Duration.ofSeconds(30)));
+                } catch (final Throwable e) {
+                    last.completeExceptionally(e);
                 }
             });
-            Thread.sleep(200);
+            Await.atMost("the last waiter blocks in awaitEvent", ConnectedPair.TIMEOUT)
+                .until(() -> last.isDone() || Await.blockedIn(lastWaiter, "awaitEvent", CHANNEL_WAITS));
+            assertFalse(last.isDone(), "the last waiter waits until the channel closes");
             channel.close();
             assertNull(last.get(10, TimeUnit.SECONDS));
             assertEquals(VerbsException.EINVAL, assertThrows(VerbsException.class, () -> channel.awaitEvent(Duration.ofMillis(10))).errno());

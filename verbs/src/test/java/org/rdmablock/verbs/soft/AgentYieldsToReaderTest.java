@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ReceiveWorkRequest;
@@ -38,15 +39,15 @@ class AgentYieldsToReaderTest {
     /** Measured window, and the agent CPU time allowed in it: a spinning agent takes most of the window. */
     private static final long WINDOW_MILLIS = 500;
     private static final long MAX_AGENT_CPU_MILLIS = 50;
-    private static final long SETTLE_MILLIS = 100;
+    /** Polls of the agent's state during the measured window: rare, so that this thread costs little. */
+    private static final Duration WINDOW_POLL = Duration.ofMillis(50);
     private static final int RECEIVES = 4;
     private static final int SIZE = 64;
 
     @Test
     void theAgentDoesNotSpinWhileAPollerHoldsTheStream() throws Exception {
-        final long saved = InboundStream.pollHandOffNanos;
-        InboundStream.pollHandOffNanos = TimeUnit.MINUTES.toNanos(1);
-        try (ScriptedConnection c = new ScriptedConnection(ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
+        final SoftProvider provider = new SoftProvider(Configuration.address(), TimeUnit.MINUTES.toNanos(1));
+        try (ScriptedConnection c = new ScriptedConnection(provider, ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
             final MemoryRegion buffers = c.register(RECEIVES * SIZE);
             for (int i = 0; i < RECEIVES; i++) {
                 final ReceiveWorkRequest wr = new ReceiveWorkRequest().wrId(i);
@@ -59,24 +60,24 @@ class AgentYieldsToReaderTest {
             final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             assertTrue(threads.isThreadCpuTimeSupported() && threads.isThreadCpuTimeEnabled(), "thread CPU time is measurable");
 
-            // 1. A poller holds the stream; the peer's message makes the socket readable.
+            // 1. A poller holds the stream; the peer's message makes the socket readable, the agent finds it so and,
+            //    the stream being held, steps back (stops watching the socket until its hand-off deadline).
             assertTrue(inbound.rxOwner.compareAndSet(false, true), "the stream was free");
             c.peer.sendSend(new byte[] {1});
-            Thread.sleep(SETTLE_MILLIS); // the message is in the socket, and the agent has found it readable
+            Await.atMost("the agent steps back from the held stream", WAIT)
+                .until(() -> inbound.handOffDeadline != Long.MAX_VALUE);
             final long cpuBefore = threads.getThreadCpuTime(qp.agent.threadId());
-            Thread.sleep(WINDOW_MILLIS);
+            Await.atMost("the agent's back-off lasts through the window", WAIT.plusMillis(WINDOW_MILLIS))
+                .pollInterval(WINDOW_POLL)
+                .during(Duration.ofMillis(WINDOW_MILLIS))
+                .until(() -> inbound.handOffDeadline != Long.MAX_VALUE);
             final long agentCpuMillis = TimeUnit.NANOSECONDS.toMillis(threads.getThreadCpuTime(qp.agent.threadId()) - cpuBefore);
             assertTrue(agentCpuMillis < MAX_AGENT_CPU_MILLIS, "the agent spun while the stream was held: "
                 + agentCpuMillis + " ms of CPU in " + WINDOW_MILLIS + " ms");
-            assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline, "the agent's back-off");
 
             // 2. The holder lets go and polls on: it reads the message itself.
             inbound.rxOwner.set(false);
-            final long deadline = System.nanoTime() + WAIT.toNanos();
-            int n = 0;
-            while (n == 0 && System.nanoTime() < deadline) {
-                n = c.cq.poll(wc, RECEIVES);
-            }
+            final int n = Await.atMost("the message after the holder let go", WAIT).until(() -> c.cq.poll(wc, RECEIVES), count -> count > 0);
             assertEquals(1, n, "the message after the holder let go");
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertEquals(1, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
@@ -85,8 +86,14 @@ class AgentYieldsToReaderTest {
             //    comes back, finds the stream held and steps back again), then lets go in its last poll before it
             //    sleeps: that poll must give the socket back, or the next message waits for the minute.
             assertTrue(inbound.rxOwner.compareAndSet(false, true), "the stream was free");
+            final long backOff = inbound.handOffDeadline;
             c.cq.requestNotify(false);
-            Thread.sleep(SETTLE_MILLIS); // the agent, woken by requestNotify, has found the stream held again
+            // requestNotify ends the back-off (the deadline becomes now); the agent, woken, finds the stream held
+            // again and steps back with a new deadline a minute ahead
+            Await.atMost("the agent, woken by requestNotify, steps back again", WAIT).until(() -> {
+                final long deadline = inbound.handOffDeadline;
+                return deadline != backOff && deadline - System.nanoTime() > TimeUnit.SECONDS.toNanos(30);
+            });
             assertNotEquals(Long.MAX_VALUE, inbound.handOffDeadline, "the agent's back-off");
             inbound.rxOwner.set(false);
             assertEquals(0, c.cq.poll(wc, RECEIVES));
@@ -95,8 +102,6 @@ class AgentYieldsToReaderTest {
             assertEquals(1, c.cq.poll(wc, RECEIVES));
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertEquals(2, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
-        } finally {
-            InboundStream.pollHandOffNanos = saved;
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.SendFlags;
@@ -59,12 +60,7 @@ class ConfirmationReadDepthTest {
         }
     }
 
-    private static int await(final ScriptedConnection c, final WorkCompletions wc) throws InterruptedException {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        int n;
-        while ((n = c.cq.poll(wc, 1)) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        return n;
+    private static int await(final ScriptedConnection c, final WorkCompletions wc) {
+        return Await.atMost("a completion", TIMEOUT).until(() -> c.cq.poll(wc, 1), n -> n > 0);
     }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairState;
@@ -55,12 +56,7 @@ class MappedFileFaultTest {
             assertDoesNotThrow(() -> c.qp.postSend(write), "the fault stays in the provider");
 
             final WorkCompletions wc = new WorkCompletions(4);
-            final long deadline = System.nanoTime() + ScriptedConnection.TIMEOUT.toNanos();
-            int n = 0;
-            while (n == 0 && System.nanoTime() < deadline) {
-                n = c.cq.poll(wc, 4);
-                Thread.sleep(1);
-            }
+            final int n = Await.atMost("the WRITE's completion", ScriptedConnection.TIMEOUT).until(() -> c.cq.poll(wc, 4), count -> count > 0);
             assertEquals(1, n, "the WRITE completes");
             assertEquals(7, wc.wrId(0));
             assertNotEquals(WcStatus.SUCCESS, wc.status(0), "with an error: " + wc.toString(0));

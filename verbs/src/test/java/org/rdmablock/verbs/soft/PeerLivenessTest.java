@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionListener;
@@ -93,7 +94,9 @@ class PeerLivenessTest {
             final ReadRequest probe = c.peer.await(RdmapOpcode.READ_REQUEST, TIMEOUT).readRequest();
             assertEquals(0, probe.size());
             c.peer.sendReadResponse(probe.sinkStag(), probe.sinkOffset(), new byte[0]);
-            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(3 * GIVE_UP_NANOS));
+            Await.atMost("the QP stays in RTS for three give-up times", TIMEOUT.plusNanos(3 * GIVE_UP_NANOS))
+                .during(Duration.ofNanos(3 * GIVE_UP_NANOS))
+                .until(() -> c.qp.state() == QueuePairState.RTS);
             final WorkCompletions wc = new WorkCompletions(4);
             assertEquals(0, c.cq.poll(wc), "no completion, least of all an error");
             assertEquals(QueuePairState.RTS, c.qp.state());
@@ -126,7 +129,9 @@ class PeerLivenessTest {
                 send.sgl().add(source, 0, 64);
                 clientQp.postSend(send);
                 // the server posts no receive for three give-up times: its stream stalls, its heartbeats go on
-                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(3 * GIVE_UP_NANOS));
+                Await.atMost("both QPs stay in RTS for three give-up times", TIMEOUT.plusNanos(3 * GIVE_UP_NANOS))
+                    .during(Duration.ofNanos(3 * GIVE_UP_NANOS))
+                    .until(() -> clientQp.state() == QueuePairState.RTS && serverQp.state() == QueuePairState.RTS);
                 final WorkCompletions wc = new WorkCompletions(4);
                 assertEquals(0, clientCq.poll(wc), "the SEND waits for the receive; it neither fails nor completes");
                 final MemoryRegion sink = serverPd.registerMemory(arena.allocate(64, 64), AccessFlags.LOCAL_WRITE);
@@ -155,15 +160,7 @@ class PeerLivenessTest {
         }
     }
 
-    private static int await(final CompletionQueue cq, final WorkCompletions wc, final int max) throws InterruptedException {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            final int n = cq.poll(wc, max);
-            if (n > 0) {
-                return n;
-            }
-            Thread.sleep(1);
-        }
-        return 0;
+    private static int await(final CompletionQueue cq, final WorkCompletions wc, final int max) {
+        return Await.atMost("a completion", TIMEOUT).until(() -> cq.poll(wc, max), n -> n > 0);
     }
 }

@@ -39,9 +39,8 @@ class PollerSleepHandOffTest {
 
     @Test
     void aPollerThatGoesToSleepGetsTheNextMessageWithoutTheHandOffTimer() throws Exception {
-        final long saved = InboundStream.pollHandOffNanos;
-        InboundStream.pollHandOffNanos = TimeUnit.MINUTES.toNanos(1);
-        try (ScriptedConnection c = new ScriptedConnection(ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
+        final SoftProvider provider = new SoftProvider(Configuration.address(), TimeUnit.MINUTES.toNanos(1));
+        try (ScriptedConnection c = new ScriptedConnection(provider, ConnectionParameters.of(new byte[0]), qp -> { }, 1, true)) {
             final MemoryRegion buffers = c.register(RECEIVES * SIZE);
             for (int i = 0; i < RECEIVES; i++) {
                 postReceive(c, buffers, i);
@@ -93,8 +92,6 @@ class PollerSleepHandOffTest {
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertEquals(1, wc.byteLength(0));
             assertEquals(LAST, buffers.segment().get(ValueLayout.JAVA_BYTE, wc.wrId(0) * SIZE));
-        } finally {
-            InboundStream.pollHandOffNanos = saved;
         }
     }
 

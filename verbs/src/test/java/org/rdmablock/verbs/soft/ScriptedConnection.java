@@ -23,7 +23,7 @@ import org.rdmablock.verbs.soft.wire.RdmapOpcode;
 final class ScriptedConnection implements AutoCloseable {
     static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-    final SoftProvider provider = new SoftProvider();
+    final SoftProvider provider;
     final Arena arena = Arena.ofShared();
     final WirePeer peer = new WirePeer();
     final CompletionQueue cq;
@@ -41,6 +41,13 @@ final class ScriptedConnection implements AutoCloseable {
     /** As above; {@code withChannel}: the CQ gets a completion channel ({@link #channel}). */
     ScriptedConnection(final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect, final int peerDepth,
                        final boolean withChannel) throws Exception {
+        this(new SoftProvider(), parameters, beforeConnect, peerDepth, withChannel);
+    }
+
+    /** As above, on {@code provider}'s device (closed with this connection). */
+    ScriptedConnection(final SoftProvider provider, final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect,
+                       final int peerDepth, final boolean withChannel) throws Exception {
+        this.provider = provider;
         final DeviceContext context = provider.devices().getFirst().open();
         pd = context.allocateProtectionDomain();
         channel = withChannel ? context.createCompletionChannel() : null;

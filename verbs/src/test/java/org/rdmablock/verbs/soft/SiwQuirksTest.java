@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
@@ -93,15 +94,7 @@ class SiwQuirksTest {
         }
     }
 
-    private static int awaitCompletions(final CompletionQueue cq, final WorkCompletions wc) throws InterruptedException {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            final int n = cq.poll(wc, 1);
-            if (n > 0) {
-                return n;
-            }
-            Thread.sleep(1);
-        }
-        return 0;
+    private static int awaitCompletions(final CompletionQueue cq, final WorkCompletions wc) {
+        return Await.atMost("a completion", TIMEOUT).until(() -> cq.poll(wc, 1), n -> n > 0);
     }
 }

@@ -12,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.zip.CRC32C;
 
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.soft.wire.Fpdu;
 import org.rdmablock.verbs.soft.wire.FpduHeader;
 import org.rdmablock.verbs.soft.wire.MpaFrame;
@@ -81,14 +82,11 @@ final class WirePeer implements AutoCloseable {
 
     /** Reads FPDUs until one with {@code opcode} arrives (others are skipped); fails after {@code timeout}. */
     Received await(final int opcode, final Duration timeout) throws IOException {
+        // each read may take what is left of the timeout: a read cut short inside an FPDU would lose the stream
         final long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            final Received fpdu = next(Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime())));
-            if (fpdu != null && fpdu.opcode() == opcode) {
-                return fpdu;
-            }
-        }
-        throw new AssertionError("no FPDU with RDMAP opcode " + opcode + " within " + timeout);
+        return Await.atMost("an FPDU with RDMAP opcode " + opcode, timeout)
+            .until(() -> next(Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()))),
+                fpdu -> fpdu != null && fpdu.opcode() == opcode);
     }
 
     /** Sends a READ RESPONSE (one FPDU, Last set) to {@code sinkStag}/{@code sinkOffset} carrying {@code payload}. */
