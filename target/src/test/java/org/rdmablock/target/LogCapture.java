@@ -41,16 +41,13 @@ public final class LogCapture implements AutoCloseable {
     }
 
     /** Waits up to {@code timeout} for a line {@code which} accepts; returns it, or fails listing what came. */
-    public String await(final Predicate<String> which, final Duration timeout) throws InterruptedException {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            final List<String> found = lines(which);
-            if (!found.isEmpty()) {
-                return found.getFirst();
+    public String await(final Predicate<String> which, final Duration timeout) {
+        Waiting.waitUpTo(timeout, "a log line like that").untilAsserted(() -> {
+            if (lines(which).isEmpty()) {
+                throw new AssertionError("no such line yet; the lines: " + lines());
             }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no such line within " + timeout + "; the lines: " + lines());
+        });
+        return lines(which).getFirst();
     }
 
     @Override

@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /** The daemon as a user runs it: a config file in, a banner out, a clean stop; config errors refuse to start. */
 class TargetMainTest {
@@ -169,10 +170,8 @@ class TargetMainTest {
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
         final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && !exit.isDone() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        waitUpTo(Duration.ofSeconds(20), "the daemon's banner, or its end")
+                .until(() -> out.toString(StandardCharsets.UTF_8).contains("reach it") || exit.isDone());
         return new Daemon(main, exit, port, out, err);
     }
 }

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * Bad input from the wire on a logged-in channel: malformed command IUs get CHECK CONDITION (INVALID FIELD IN
@@ -284,7 +285,7 @@ class BadInputTest extends TargetTestBase {
             assertTrue(r.tag() > CREDITS, "BUSY went to a command beyond the window: tag " + r.tag());
             assertEquals(null, byTag.put(r.tag(), r), "one response per tag");
         }
-        awaitTrue(() -> lun0Gate.heldCount() == CREDITS, () -> "the first " + CREDITS + " reads wait in the backend");
+        waitUpTo(SETTLE, "the first " + CREDITS + " reads wait in the backend").until(lun0Gate::heldCount, held -> held == CREDITS);
         lun0Gate.release();
         for (final TestInitiator.Response r : ini.awaitResponses(CREDITS)) {
             assertEquals(ScsiStatus.GOOD, r.status(), "tag " + r.tag());

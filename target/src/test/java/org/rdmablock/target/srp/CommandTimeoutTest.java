@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * The command timeout: a command whose backend call does not return in time is answered CHECK CONDITION, ABORTED
@@ -68,11 +69,8 @@ class CommandTimeoutTest {
         }
     }
 
-    private void awaitFreeSlots(final int count) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (target.freeSlots() != count && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+    private void awaitFreeSlots(final int count) {
+        waitUpTo(Duration.ofSeconds(5), count + " free slots").until(target::freeSlots, free -> free == count);
     }
 
     @Test
@@ -94,7 +92,7 @@ class CommandTimeoutTest {
             ini.submit(7, 0, TestInitiator.read16(STUCK_LBA, 8), 0, 4096, 0, false);
             final TestInitiator.Response timedOut = ini.awaitResponse();
             final long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertTrue(stuck.getCount() == 0, "the read reached the backend");
+            assertTrue(stuck.await(10, TimeUnit.SECONDS), "the read reached the backend");
             assertEquals(7, timedOut.tag());
             assertEquals(ScsiStatus.CHECK_CONDITION, timedOut.status());
             assertEquals(0x0B, timedOut.sense()[2] & 0x0F, "ABORTED COMMAND");

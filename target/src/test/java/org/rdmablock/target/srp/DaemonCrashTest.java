@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,10 +28,12 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -39,6 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * Acknowledged writes survive a crash of the whole daemon: a child JVM runs the target ({@link TargetMain} on a config
@@ -172,11 +176,13 @@ class DaemonCrashTest {
                 // the daemon died under the command: the expected end of the stream
             }
         });
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
-        while (acks.total() < MIN_ACKS_BEFORE_KILL && writer.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(1);
+        try {
+            waitUpTo(Duration.ofMillis(START_TIMEOUT_MILLIS), MIN_ACKS_BEFORE_KILL + " acknowledged writes, or the writer's end")
+                    .until(() -> acks.total() >= MIN_ACKS_BEFORE_KILL || !writer.isAlive());
+        } catch (ConditionTimeoutException e) {
+            // fewer under way: the kill comes all the same, and the check after it fails the trial if none was acknowledged
         }
-        Thread.sleep(runMillis);
+        Thread.sleep(runMillis); // not a wait for a state: the kill comes at a random moment of the stream, what is tested
         daemon.kill();
         writer.join(30_000);
         try {
@@ -268,19 +274,17 @@ class DaemonCrashTest {
         static Daemon start(final Path config, final Path log) throws Exception {
             final List<String> command = CrashVariants.childJvm(nativeLibraries, TargetMain.class.getName(), "--config", config.toString());
             final Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
-            final BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             final int port = TargetConfigReader.read(config).listen().port();
-            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+            final CompletableFuture<Void> reachable = new CompletableFuture<>();
+            final Thread reader = Thread.ofPlatform().daemon().start(() -> readOutput(process, reachable));
             try {
-                for (String line = out.readLine(); line != null && System.nanoTime() < deadline; line = out.readLine()) {
-                    if (line.startsWith("reach it")) {
-                        Thread.ofPlatform().daemon().start(() -> out.lines().forEach(ignored -> { })); // keep the pipe drained
-                        return new Daemon(process, new InetSocketAddress("127.0.0.1", port), config);
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                process.toHandle().destroyForcibly();
-                throw e;
+                waitUpTo(Duration.ofMillis(START_TIMEOUT_MILLIS), "the daemon's banner, or the end of its output")
+                        .until(() -> reachable.isDone() || !reader.isAlive());
+            } catch (ConditionTimeoutException e) {
+                // not started in time: a failed start, reported below with the daemon's log
+            }
+            if (reachable.isDone()) {
+                return new Daemon(process, new InetSocketAddress("127.0.0.1", port), config);
             }
             process.toHandle().destroyForcibly();
             process.waitFor(30, TimeUnit.SECONDS);
@@ -289,6 +293,19 @@ class DaemonCrashTest {
                 throw new PortTakenException(why);
             }
             throw new IllegalStateException("the daemon did not start; its log: " + why);
+        }
+
+        /** Reads the daemon's output to its end (the pipe kept drained); completes {@code reachable} at the banner. */
+        private static void readOutput(final Process process, final CompletableFuture<Void> reachable) {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    if (line.startsWith("reach it")) {
+                        reachable.complete(null);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // the daemon's output ends here: gone, or killed
+            }
         }
 
         /** SIGKILL (Process.destroyForcibly is SIGKILL on Linux), then wait for it to be gone. */

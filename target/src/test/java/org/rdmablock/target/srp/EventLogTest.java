@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * What an operator reads in the log: one line for each login, rejected login, logout, task management request and lost
@@ -95,7 +96,7 @@ class EventLogTest extends TargetTestBase {
             final String login = log.await(l -> l.contains("logged in"), WAIT);
             lun0Gate.hold(); // a WRITE that is executing when the reset comes: it finishes (SAM allows it)
             ini.submit(1, LUN0, TestInitiator.write16(0, 1), 512, 0, 0, false);
-            awaitTrue(() -> lun0Gate.heldCount() == 1, () -> "the WRITE reached the backend");
+            waitUpTo(SETTLE, "the WRITE reached the backend").until(lun0Gate::heldCount, held -> held == 1);
             ini.submitTaskManagement(2, LUN0, SrpTaskManagement.LUN_RESET, 0);
             final String line = log.await(l -> l.contains("LUN RESET"), WAIT);
             assertTrue(line.matches("INFO channel 0 \\(initiator " + INITIATOR_20 + ", /127\\.0\\.0\\.1:\\d+\\): LUN RESET on"

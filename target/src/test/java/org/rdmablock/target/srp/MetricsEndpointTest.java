@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * The Prometheus endpoint, scraped over HTTP after known I/O: 10 READs of 4 KiB from LUN 0, 3 WRITEs of 8 KiB to
@@ -48,8 +49,8 @@ class MetricsEndpointTest extends TargetTestBase {
             assertEquals(ScsiStatus.CHECK_CONDITION,
                     ini.execute(ABSENT_LUN, TestInitiator.read16(0, 1), 0, 512, 0, false).status(), "a LUN not served");
             awaitTargetIdle(1);
-            awaitTrue(() -> statistics.sessions().getFirst().io.snapshot().queueDepth() == 0,
-                    () -> "every command has left the target's hands");
+            waitUpTo(SETTLE, "every command has left the target's hands")
+                    .until(() -> statistics.sessions().getFirst().io.snapshot().queueDepth(), depth -> depth == 0);
 
             final Map<String, Double> m = scrape(endpoint);
             assertEquals(READS, m.get("rdmablock_lun_read_commands_total{lun=\"0\"}"));
@@ -113,7 +114,7 @@ class MetricsEndpointTest extends TargetTestBase {
             for (int tag = 0; tag < CREDITS; tag++) {
                 ini.submit(tag, LUN0, TestInitiator.read16(tag, 1), 0, 512, tag * 512L, false);
             }
-            awaitTrue(() -> lun0Gate.heldCount() == CREDITS, () -> "every READ reached the backend: " + lun0Gate.heldCount());
+            waitUpTo(SETTLE, "every READ reached the backend").until(lun0Gate::heldCount, held -> held == CREDITS);
             final Map<String, Double> full = scrape(endpoint);
             assertEquals(1, full.get("rdmablock_session_credits_exhausted_total{" + SESSION + "}"), "the last credit taken");
             assertEquals(0, full.get("rdmablock_session_busy_total{" + SESSION + "}"));

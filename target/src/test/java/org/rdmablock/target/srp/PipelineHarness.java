@@ -10,11 +10,14 @@ import org.rdmablock.target.metrics.TargetStatistics;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * The {@link CommandPipeline} alone, driven as the completion poller drives it but with no transport: SRP_CMD IUs
@@ -199,18 +202,13 @@ final class PipelineHarness implements AutoCloseable {
         return inFlight();
     }
 
-    /** Waits until no command is in flight. */
+    /** Waits until no command is in flight, publishing and posting meanwhile as the poller would. */
     void drain() {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        int idle = 0;
-        while (inFlight() > 0) {
-            idle = reap() ? 0 : idle + 1;
+        waitUpTo(Duration.ofSeconds(10), "every command in flight answered").until(() -> {
+            reap();
             pipeline.flushPosts();
-            idle(idle);
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(inFlight() + " commands did not complete");
-            }
-        }
+            return inFlight();
+        }, inFlight -> inFlight == 0);
     }
 
     /**

@@ -7,6 +7,7 @@ import org.rdmablock.protocol.scsi.ForwardingBackend;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * {@link CommandPipeline#awaitHandled}, what a reload waits on before it closes a backend: it returns only once the
@@ -53,11 +55,14 @@ class PipelineQuiesceTest {
             assertTrue(harness.pipeline.awaitHandled(Duration.ofSeconds(5)), "an idle pipeline has nothing in flight");
             final Thread poller = Thread.ofPlatform().name("test-poller").start(() -> harness.run(1));
             try {
+                // the READ executes, and goes on executing until the test releases it: the bounded wait must time out
                 assertTrue(backend.readStarted.await(10, TimeUnit.SECONDS), "the READ reached the backend");
                 assertFalse(harness.pipeline.awaitHandled(Duration.ofMillis(100)), "a command is executing: times out");
-                final CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() ->
-                        harness.pipeline.awaitHandled(Duration.ofSeconds(10)) && backend.readEnded.get());
-                Thread.sleep(100);
+                final CompletableFuture<Boolean> waited = new CompletableFuture<>();
+                final Thread waiter = Thread.ofPlatform().name("test-waiter").start(() ->
+                        waited.complete(harness.pipeline.awaitHandled(Duration.ofSeconds(10)) && backend.readEnded.get()));
+                // the release comes only once the waiter is inside awaitHandled, between its looks at the stages
+                waitUpTo(Duration.ofSeconds(10), "the waiter sleeps in awaitHandled").until(() -> sleepsIn(waiter, "awaitHandled"));
                 assertFalse(waited.isDone(), "still waiting while the command executes");
                 backend.release.countDown();
                 assertTrue(waited.get(10, TimeUnit.SECONDS), "returns once the command finished, not before");
@@ -70,5 +75,11 @@ class PipelineQuiesceTest {
             assertEquals(0, harness.failed);
             assertTrue(harness.pipeline.awaitHandled(Duration.ofSeconds(5)));
         }
+    }
+
+    /** Whether {@code thread} is sleeping (timed waiting) with {@code method} of {@link CommandPipeline} on its stack. */
+    private static boolean sleepsIn(final Thread thread, final String method) {
+        return thread.getState() == Thread.State.TIMED_WAITING && Arrays.stream(thread.getStackTrace()).anyMatch(
+                f -> f.getClassName().equals(CommandPipeline.class.getName()) && f.getMethodName().equals(method));
     }
 }

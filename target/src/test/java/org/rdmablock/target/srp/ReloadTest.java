@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * SIGHUP with a changed file: a LUN added while a session is logged in appears in its REPORT LUNS without the session
@@ -61,10 +62,8 @@ class ReloadTest {
         final LogCapture log = new LogCapture(TargetMain.class); // before the start: the start's warnings count too
         final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
         try (log) {
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (!out.toString(StandardCharsets.UTF_8).contains("reach it") && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            waitUpTo(Duration.ofSeconds(20), "the daemon's banner, or its end")
+                    .until(() -> out.toString(StandardCharsets.UTF_8).contains("reach it") || exit.isDone());
             // a JVM started with SIGHUP ignored (nohup) cannot take it: the daemon says so, and there is nothing to test
             org.junit.jupiter.api.Assumptions.assumeFalse(log.lines().stream().anyMatch(l -> l.contains("SIGHUP is ignored")),
                     "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
@@ -77,24 +76,24 @@ class ReloadTest {
                 // a reload that needs a restart is refused whole: nothing changes, no unit attention
                 Files.writeString(config, head + CHANGED_CHANNEL + LUNS + SECOND);
                 hangUp();
-                Thread.sleep(1_000);
-                assertEquals(1, reportedLuns(ini), "a reload that changes [channel] is refused");
                 assertEquals("WARN reload of " + config + " refused: [channel], [pipeline] changed: a restart is needed to"
                         + " apply them (a reload applies only [[lun]] and [timeouts]); the running config stays",
                         log.await(l -> l.contains("refused"), Duration.ofSeconds(5)));
+                // the file as it was: the next reload (they run one at a time) finds the running config unchanged
+                Files.writeString(config, head + LUNS);
+                hangUp();
+                assertEquals("INFO reload of " + config + ": nothing changed",
+                        log.await(l -> l.contains("nothing changed"), Duration.ofSeconds(5)));
+                assertEquals(1, reportedLuns(ini), "a reload that changes [channel] is refused");
                 assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "no unit attention from a refused reload");
 
+                // the reload's line is logged once the initiators' tables have the new LUN
                 Files.writeString(config, head + LUNS + SECOND);
                 hangUp();
-                final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                int luns = 1;
-                while (luns == 1 && System.nanoTime() < until) {
-                    Thread.sleep(50);
-                    luns = reportedLuns(ini); // REPORT LUNS reports no unit attention (SAM-5 5.14)
-                }
-                assertEquals(2, luns, "the added LUN is reported to the session that stayed logged in");
                 assertEquals("INFO reload of " + config + ": LUN 2 added; LUNs now [0, 2] (1 added, 0 reopened, 0 removed)",
-                        log.await(l -> l.contains("added"), Duration.ofSeconds(5)));
+                        log.await(l -> l.contains("added"), Duration.ofSeconds(10)));
+                // REPORT LUNS reports no unit attention (SAM-5 5.14)
+                assertEquals(2, reportedLuns(ini), "the added LUN is reported to the session that stayed logged in");
                 assertTrue(log.await(l -> l.startsWith("WARN backend_threads = 0"), Duration.ofSeconds(5))
                         .contains("LUN(s) 2 (file / rocksdb)"), "the added file LUN runs on the poller thread, and the log says so");
 
@@ -114,12 +113,9 @@ class ReloadTest {
                 // removed again: it leaves the table, the reload waits for the pipeline's commands, then closes it
                 Files.writeString(config, head + LUNS);
                 hangUp();
-                final long removedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (luns == 2 && System.nanoTime() < removedBy) {
-                    Thread.sleep(50);
-                    luns = reportedLuns(ini);
-                }
-                assertEquals(1, luns, "the removed LUN is no longer reported");
+                assertEquals("INFO reload of " + config + ": LUN 2 removed; timeouts changed; LUNs now [0] (0 added,"
+                        + " 0 reopened, 1 removed)", log.await(l -> l.contains("LUN 2 removed"), Duration.ofSeconds(10)));
+                assertEquals(1, reportedLuns(ini), "the removed LUN is no longer reported");
                 assertEquals(0x06, testUnitReady(ini).sense()[2] & 0x0F, "UNIT ATTENTION for the removal");
                 assertEquals(ScsiStatus.GOOD, testUnitReady(ini).status(), "LUN 0 serves on");
                 assertEquals(ScsiStatus.CHECK_CONDITION, ini.execute(LunAddress.encode(2), new byte[6], 0, 0, 0, false).status(),

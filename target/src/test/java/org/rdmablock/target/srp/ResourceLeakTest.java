@@ -13,6 +13,7 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * Logs in and out many times, a few commands each time, and checks that the target gives everything back: its free
@@ -49,8 +50,9 @@ class ResourceLeakTest extends TargetTestBase {
             assertEquals(0, target.dataChunksInUse());
             assertEquals(0, target.channelCount());
             assertEquals(commandsBefore + 4L * CYCLES, target.commandsCompleted(), "every command was answered once");
-            awaitTrue(() -> threads().size() <= threadsBefore.size(), () -> "the JVM's threads do not grow: "
-                    + threadsBefore.size() + " before, " + threads().size() + " after; new: " + newThreads(threadsBefore));
+            waitUpTo(SETTLE, "the JVM's threads back to as many as before").untilAsserted(() -> assertTrue(
+                    threads().size() <= threadsBefore.size(), () -> "the JVM's threads do not grow: "
+                    + threadsBefore.size() + " before, " + threads().size() + " after; new: " + newThreads(threadsBefore)));
         }
     }
 

@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * Sessions: eight initiators at once, the multichannel actions SINGLE and MULTIPLE, SRP_I_LOGOUT, and the task
@@ -104,8 +105,8 @@ class SessionsTest extends TargetTestBase {
             }
         }
         // counted when a response's SEND completes, which may come after the initiator already has the response
-        awaitTrue(() -> target.commandsCompleted() >= 2L * SESSIONS * ROUNDS * DEPTH,
-                () -> "commands answered: " + target.commandsCompleted() + " of " + 2L * SESSIONS * ROUNDS * DEPTH);
+        waitUpTo(SETTLE, "all " + 2L * SESSIONS * ROUNDS * DEPTH + " commands counted as answered")
+                .until(target::commandsCompleted, answered -> answered >= 2L * SESSIONS * ROUNDS * DEPTH);
     }
 
     @Test
@@ -185,7 +186,7 @@ class SessionsTest extends TargetTestBase {
         final TestInitiator ini = login(0xF5);
         lun0Gate.hold();
         ini.submit(1, LUN0, TestInitiator.read16(0, 128), 0, 65536, 0, false);
-        awaitTrue(() -> lun0Gate.heldCount() == 1, () -> "the READ waits in the backend");
+        waitUpTo(SETTLE, "the READ waits in the backend").until(lun0Gate::heldCount, held -> held == 1);
         ini.sendLogout(2);
         assertTrue(ini.awaitEnding(Duration.ofSeconds(5)).disconnected());
         assertEquals(1, target.channelCount(), "the channel stays until its command is done");
@@ -202,7 +203,7 @@ class SessionsTest extends TargetTestBase {
         for (int tag = 1; tag <= 4; tag++) {
             ini.submit(tag, LUN0, TestInitiator.read16(tag * 128L, 128), 0, 65536, tag * 65536L, false);
         }
-        awaitTrue(() -> lun0Gate.heldCount() == 4, () -> "the READs wait in the backend");
+        waitUpTo(SETTLE, "the READs wait in the backend").until(lun0Gate::heldCount, held -> held == 4);
         ini.close(); // no logout: the connection just goes
         assertEquals(4 * 65536 / CommandPipeline.DATA_CHUNK_BYTES, target.dataChunksInUse(),
                 "the READs hold their buffers until they finish");

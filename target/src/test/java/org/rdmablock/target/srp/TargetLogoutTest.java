@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /** The target ends channels itself: an idle one after the configured time, every one when it stops (SRP_T_LOGOUT). */
 class TargetLogoutTest {
@@ -38,7 +39,7 @@ class TargetLogoutTest {
             assertEquals(SrpTargetLogout.REASON_INACTIVE_CHANNEL, logout.logoutReason());
             final long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
             assertEquals(true, waited >= 400, "not before the idle time (" + waited + " ms)");
-            TargetTestBase.awaitTrue(() -> target.channelCount() == 0, () -> "the idle channel ends; " + target.channelCount() + " left");
+            waitUpTo(TargetTestBase.SETTLE, "the idle channel ends").until(target::channelCount, channels -> channels == 0);
         }
     }
 

@@ -24,12 +24,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * A target on the soft provider on loopback for each test, serving two logical units from memory: LUN 0 (512-byte
@@ -48,6 +47,8 @@ abstract class TargetTestBase {
     static final long ABSENT_LUN = LunAddress.encode(5);
     /** Bytes of registered data buffer each test initiator gets. */
     static final long INITIATOR_BYTES = 4L << 20;
+    /** How long a test waits at most for the target to reach a state (a command in the backend, resources back). */
+    static final Duration SETTLE = Duration.ofSeconds(5);
 
     /** LUN 0's backend completes through this: at once, or held back while a test holds it. */
     final CompletionGate lun0Gate = new CompletionGate();
@@ -182,28 +183,12 @@ abstract class TargetTestBase {
         assertArrayEquals(expected, stored(backend0, lba * 512, bytes), "the backend holds what was written at " + lba);
     }
 
-    /** Waits up to 5 s for {@code condition}; fails saying {@code what} (asked when it fails) if it never holds. */
-    static void awaitTrue(final BooleanSupplier condition, final Supplier<String> what) {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                assertTrue(condition.getAsBoolean(), what);
-                return;
-            }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for: " + what.get());
-            }
-        }
-    }
-
     /** Waits until the target has {@code channels} channels and every slot and data chunk back. */
     void awaitTargetIdle(final int channels) {
-        awaitTrue(() -> target.channelCount() == channels && target.freeSlots() == RING_SIZE && target.dataChunksInUse() == 0,
-                () -> "the target settles at " + channels + " channels with every slot and data chunk free; it has "
-                        + target.channelCount() + " channels, " + target.resourceSnapshot());
+        waitUpTo(SETTLE, "the target settles at " + channels + " channels with every slot and data chunk free")
+                .untilAsserted(() -> assertTrue(target.channelCount() == channels && target.freeSlots() == RING_SIZE
+                        && target.dataChunksInUse() == 0, () -> "it has " + target.channelCount() + " channels, "
+                        + target.resourceSnapshot()));
     }
 
     /** Runs backend completions at once, or keeps them while held, until released (on the releasing thread). */

@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.rdmablock.protocol.srp.SrpBufferFormat;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDecodeError;
@@ -42,6 +43,9 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * A minimal SRP initiator for the target's tests, built from the protocol codecs: logs in with the 56-byte rdma_cm
@@ -63,6 +67,8 @@ final class TestInitiator implements AutoCloseable {
      * its JVM (cold code, rdma_cm on rxe) once took longer than 10 s, and the test failed on the connect.
      */
     static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("rdmablock.test.timeoutSeconds", 10));
+    /** How long the queue stays quiet after the disconnect before {@link #awaitEnding} takes the channel as ended. */
+    private static final Duration QUIET = Duration.ofMillis(50);
     static final int IU_LENGTH = 8276;
     /** Where ib_srp puts immediate data in SRP_CMD, and what {@link #login} asks for. */
     static final int IMMEDIATE_OFFSET = 68;
@@ -345,23 +351,24 @@ final class TestInitiator implements AutoCloseable {
         return ius.segment().asSlice((long) slot * IU_LENGTH, IU_LENGTH);
     }
 
-    /** Waits for the next IU from the target (SEND completions of our own IUs are skipped); a failed completion throws. */
+    /**
+     * Waits for the next IU from the target (SEND completions of our own IUs are skipped); a failed completion throws.
+     * Polls the completion queue without a pause between looks, as an initiator's completion loop does.
+     */
     Response awaitResponse() {
-        final long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            final int n = cq.poll(wc, 1);
-            if (n == 0) {
-                Thread.onSpinWait();
-                continue;
-            }
-            if (!wc.isSuccess(0)) {
-                throw new IllegalStateException("completion failed: " + wc.toString(0));
-            }
-            if (wc.opcode(0) == WcOpcode.RECV) {
-                return received();
-            }
+        return waitUpTo(TIMEOUT, "a response from the target").pollInterval(Duration.ZERO)
+                .until(this::pollResponse, Objects::nonNull);
+    }
+
+    /** Takes one completion off the queue: the IU of a receive, or null (none, or our own SEND's); a failed one throws. */
+    private Response pollResponse() {
+        if (cq.poll(wc, 1) == 0) {
+            return null;
         }
-        throw new IllegalStateException("no response within " + TIMEOUT);
+        if (!wc.isSuccess(0)) {
+            throw new IllegalStateException("completion failed: " + wc.toString(0));
+        }
+        return wc.opcode(0) == WcOpcode.RECV ? received() : null;
     }
 
     /** Decodes the IU of the receive that {@code wc} entry 0 completed, and posts that receive again. */
@@ -406,29 +413,27 @@ final class TestInitiator implements AutoCloseable {
     Ending awaitEnding(final Duration timeout) {
         final List<Response> seen = new ArrayList<>();
         final List<WcStatus> failures = new ArrayList<>();
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        long quietSince = 0;
-        while (System.nanoTime() < deadline) {
-            final int n = cq.poll(wc, 1);
-            if (n == 1) {
-                quietSince = 0;
-                if (!wc.isSuccess(0)) {
-                    failures.add(wc.status(0));
-                } else if (wc.opcode(0) == WcOpcode.RECV) {
-                    seen.add(received());
-                }
-                continue;
-            }
-            if (id.state() == ConnectionId.State.DISCONNECTED) {
-                if (quietSince == 0) {
-                    quietSince = System.nanoTime();
-                } else if (System.nanoTime() - quietSince > 50_000_000L) {
-                    return new Ending(seen, failures, true);
-                }
-            }
-            Thread.onSpinWait();
+        try {
+            waitUpTo(timeout, "the channel's end: disconnected, and no completion for " + QUIET.toMillis() + " ms")
+                    .pollInterval(Duration.ZERO).during(QUIET)
+                    .until(() -> !takeCompletion(seen, failures) && id.state() == ConnectionId.State.DISCONNECTED);
+        } catch (ConditionTimeoutException e) {
+            // not over within the timeout: what came is returned, and whether the connection is down
         }
         return new Ending(seen, failures, id.state() == ConnectionId.State.DISCONNECTED);
+    }
+
+    /** Takes one completion off the queue into {@code seen} (an IU) or {@code failures} (failed); false when none. */
+    private boolean takeCompletion(final List<Response> seen, final List<WcStatus> failures) {
+        if (cq.poll(wc, 1) == 0) {
+            return false;
+        }
+        if (!wc.isSuccess(0)) {
+            failures.add(wc.status(0));
+        } else if (wc.opcode(0) == WcOpcode.RECV) {
+            seen.add(received());
+        }
+        return true;
     }
 
     /** One command at queue depth 1. */

@@ -2,6 +2,7 @@ package org.rdmablock.target.backend.crash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -18,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -144,11 +147,13 @@ class CrashDurabilityTest {
         AcknowledgedWrites acks = new AcknowledgedWrites(schedule.writers());
         AtomicReference<Throwable> readFailure = new AtomicReference<>();
         Thread reader = Thread.ofPlatform().name("crash-writer-output").start(() -> readAcknowledgements(child, acks, readFailure));
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIRST_ACK_TIMEOUT_MILLIS);
-        while (acks.total() == 0 && child.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(1);
+        try {
+            waitUpTo(Duration.ofMillis(FIRST_ACK_TIMEOUT_MILLIS), "the writer's first acknowledgement, or its end")
+                    .until(() -> acks.total() > 0 || !child.isAlive());
+        } catch (ConditionTimeoutException e) {
+            // none: the kill comes all the same, and the checks after it fail the trial with the writer's stderr
         }
-        Thread.sleep(runMillis);
+        Thread.sleep(runMillis); // not a wait for a state: the kill comes at a random moment of the writes, what is tested
         boolean aliveWhenKilled = child.isAlive();
         // SIGKILL through the handle: Process.destroyForcibly would also close our end of the child's stdout, losing
         // the acknowledgements still in the pipe

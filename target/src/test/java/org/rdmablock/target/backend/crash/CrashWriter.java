@@ -62,7 +62,7 @@ public final class CrashWriter {
             Thread.ofPlatform().daemon().name("writer-" + w)
                     .start(() -> writeUntilKilled(backend, schedule, writer, writeCache == WriteCachePolicy.WRITE_BACK, out));
         }
-        Thread.sleep(LIFETIME_MILLIS);
+        Thread.sleep(LIFETIME_MILLIS); // not a wait for a state: a bound on the writer's life, should no kill come
         System.err.println("not killed within " + LIFETIME_MILLIS + " ms");
         System.exit(3);
     }
