@@ -10,23 +10,20 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
 
 import org.HdrHistogram.Histogram;
-import org.rdmablock.verbs.soft.Configuration;
 
 /**
  * The physical limit the soft provider runs on: a raw TCP socket stream and a raw TCP ping-pong on the same
- * loopback. The stream is set up as the soft provider sets up and drives its own connections, so that it is the
- * best stream this machine does for that traffic and a true upper bound: TCP_NODELAY on both ends, socket buffers
- * left to the kernel's autotuning (the provider sets no SO_SNDBUF or SO_RCVBUF), and writes and reads of the sizes
- * the provider's staging buffers give (its transmit staging, {@link Configuration#txStaging()}, bounds one socket
- * write: every FPDU is copied into it, no gathering write; its reads take at most its receive staging or one
- * segment, {@link Configuration#rxStaging()}), from and into direct buffers. The ping-pong waits the way the RDMA
- * test does (blocking NIO channels for the stream, non-blocking ones polled for the ping-pong).
+ * loopback. The stream is the best this machine does for the same bytes, a true upper bound: TCP_NODELAY on both ends,
+ * socket buffers left to the kernel's autotuning (as the provider leaves them), each message written whole (up to
+ * {@link #WRITE_SIZE}) from a direct buffer and read in reads as large: on loopback large writes carry twice the bytes
+ * of the provider's 128 KiB staging-sized ones (docs/benchmarks/soft-provider-vs-tcp.md). The ping-pong waits the way
+ * the RDMA test does (blocking NIO channels for the stream, non-blocking ones polled for the ping-pong).
  */
 final class TcpBaseline {
-    /** Bytes per socket write: the soft provider's transmit staging buffer, which one write drains. */
-    static final int WRITE_SIZE = Configuration.txStaging();
-    /** Bytes per socket read: the soft provider's receive staging buffer (its direct reads take one segment). */
-    static final int READ_SIZE = Configuration.rxStaging();
+    /** Bytes per socket write at most: the largest message the comparison sends, written whole. */
+    static final int WRITE_SIZE = 1 << 20;
+    /** Bytes per socket read at most. */
+    static final int READ_SIZE = 1 << 20;
 
     private TcpBaseline() {
     }

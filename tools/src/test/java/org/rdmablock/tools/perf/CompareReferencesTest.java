@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.rdmablock.verbs.soft.Configuration;
 
 import picocli.CommandLine;
 
@@ -46,11 +45,9 @@ class CompareReferencesTest {
         """;
 
     @Test
-    void theTcpStreamWritesAndReadsInTheSoftProvidersStagingSizes() throws Exception {
-        assertEquals(Configuration.txStaging(), TcpBaseline.WRITE_SIZE, "one socket write: the provider's transmit staging");
-        assertEquals(Configuration.rxStaging(), TcpBaseline.READ_SIZE, "one socket read: the provider's receive staging");
-        assertEquals(128 * 1024, TcpBaseline.WRITE_SIZE);
-        assertEquals(64 * 1024, TcpBaseline.READ_SIZE);
+    void theTcpStreamWritesEachMessageWhole() throws Exception {
+        assertEquals(1 << 20, TcpBaseline.WRITE_SIZE, "a 1 MiB message in one socket write: the best stream on loopback");
+        assertEquals(1 << 20, TcpBaseline.READ_SIZE);
         // a total that is no multiple of the write size moves to the byte
         final BandwidthTest.Result odd = TcpBaseline.stream(LOOPBACK, 1_000_003, 1, 65536, 4096);
         assertEquals(1_000_003, odd.bytes());
@@ -125,7 +122,7 @@ class CompareReferencesTest {
         final List<String> server = iperf3.serverCommand(LOOPBACK, 5201);
         assertEquals(List.of(iperf3.executable().toString(), "-s", "-1", "-B", "127.0.0.1", "-p", "5201"), server);
         final List<String> client = iperf3.clientCommand(LOOPBACK, 5201, 536_870_912, TcpBaseline.WRITE_SIZE);
-        assertEquals(List.of(iperf3.executable().toString(), "-c", "127.0.0.1", "-p", "5201", "-n", "536870912", "-l", "131072", "-J"),
+        assertEquals(List.of(iperf3.executable().toString(), "-c", "127.0.0.1", "-p", "5201", "-n", "536870912", "-l", "1048576", "-J"),
             client);
     }
 
