@@ -113,13 +113,7 @@ final class BlockingCalls {
         for (final RingBuffer<Event> ring : rings) {
             final long handed = ring.getCursor();
             while (ring.getMinimumGatingSequence() < handed) {
-                if (System.nanoTime() - deadline >= 0) {
-                    return false;
-                }
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                if (!CommandPipeline.sleepUntil(deadline)) {
                     return false;
                 }
             }

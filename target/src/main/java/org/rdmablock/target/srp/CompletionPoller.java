@@ -87,8 +87,6 @@ final class CompletionPoller implements Agent {
                 LOG.error("completion poller stopped: the completion queue failed", e);
             }
             throw new AgentTerminationException(e);
-        } catch (AgentTerminationException e) {
-            throw e;
         } catch (RuntimeException e) {
             // A provider's bug must not take the target down with it: log, back off, go on polling.
             LOG.error("completion poll failed; polling on", e);
