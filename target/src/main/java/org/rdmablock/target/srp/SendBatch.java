@@ -20,17 +20,31 @@ import org.slf4j.LoggerFactory;
 final class SendBatch implements SendPoster {
     private static final Logger LOG = LoggerFactory.getLogger(SendBatch.class);
     private final ReturnedSlots returned;
+    /**
+     * The poller thread, known from its first flush. A backend may call back on a thread of its own (the
+     * {@code BlockBackend} contract allows any thread): a slot completed there posts at once, since the batch is
+     * the poller's alone.
+     */
+    private Thread owner;
+    /** How a post from any other thread goes. */
+    private final DirectPosts direct;
     /** Channels with deferred chains, linked through {@link SrpChannel#batchNextChannel}. */
     private SrpChannel firstChannel;
     private SrpChannel lastChannel;
 
     SendBatch(final ReturnedSlots returned) {
         this.returned = returned;
+        this.direct = new DirectPosts(returned);
     }
 
     /** Appends {@code chain}, the slot's requests (its last one signalled), to its channel's chain. */
     @Override
     public void post(final CommandSlot slot, final SendWorkRequest chain) {
+        if (Thread.currentThread() != owner) {
+            // a plain read: only the poller writes it, so another thread sees null or the poller, never itself
+            direct.post(slot, chain);
+            return;
+        }
         final SrpChannel channel = slot.channel;
         int requests = 1;
         SendWorkRequest tail = chain;
@@ -61,6 +75,9 @@ final class SendBatch implements SendPoster {
     /** Posts every channel's chain; returns the number of channels posted to. */
     @Override
     public int flush() {
+        if (owner == null) {
+            owner = Thread.currentThread(); // flush runs on the poller thread alone
+        }
         int posted = 0;
         SrpChannel channel = firstChannel;
         firstChannel = null;
