@@ -78,6 +78,8 @@ final class IoAgent implements Agent {
     /** Set by {@link #close}: the agent stops blocking and ends its loop. */
     private volatile boolean closing;
     private int readyWork;
+    /** Interrupts found on the agent thread and cleared ({@link #clearStrayInterrupt}). */
+    private long strayInterrupts;
 
     /** An agent polling {@link #SPIN_LIMIT} idle duty cycles before it blocks; its thread starts at once. */
     IoAgent(final String name) {
@@ -187,6 +189,8 @@ final class IoAgent implements Agent {
         } catch (final Error e) {
             onError(e); // the runner would end the thread on an Error; see onError
             return 1;
+        } finally {
+            clearStrayInterrupt(); // the runner looks for one after each idle cycle
         }
     }
 
@@ -246,8 +250,23 @@ final class IoAgent implements Agent {
         } catch (final Error e) {
             onError(e);
             return 1;
+        } finally {
+            clearStrayInterrupt(); // a select returns at once on an interrupt: the runner must not see it
         }
         return readyWork;
+    }
+
+    /**
+     * Only {@link #close} ends an agent; its {@link AgentRunner} also stops, silently, when its thread is found
+     * interrupted after an idle duty cycle, and every connection on the agent would then hang unread. So an interrupt
+     * that reaches the agent thread is logged and cleared (the agent's loop before the runner ignored it too).
+     */
+    private void clearStrayInterrupt() {
+        if (Thread.interrupted()) {
+            strayInterrupts++;
+            LOG.log(System.Logger.Level.WARNING, "{0}: interrupted ({1} time(s)); an I/O agent stops only when its device closes, going on",
+                name, strayInterrupts);
+        }
     }
 
     /**
@@ -261,6 +280,9 @@ final class IoAgent implements Agent {
 
     @Override
     public void onClose() {
+        if (!closing) {
+            LOG.log(System.Logger.Level.ERROR, "{0} stopped while its device is open: its connections are no longer served", name);
+        }
         try {
             selector.close();
         } catch (final IOException ignored) {

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The I/O agent on its Agrona runner: a daemon thread of the agent's name that runs the tasks handed to it, lives
- * through a failing task, and stops when closed, from another thread or from its own.
+ * through a failing task and an interrupt, and stops when closed, from another thread or from its own.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class IoAgentTest {
@@ -57,6 +57,28 @@ class IoAgentTest {
                 throw new AssertionError("an Error in an endpoint (expected by the test)");
             });
             assertTrue(agentThread(agent).isAlive(), "the agent ran the task after the failing ones");
+        } finally {
+            agent.close();
+        }
+    }
+
+    /**
+     * Agrona's runner stops its loop, silently, when it finds its thread interrupted after an idle cycle: an agent
+     * stopped that way left a connection's disconnect unread (a login and logout loop hung one run in four).
+     */
+    @ParameterizedTest(name = "spins {0}")
+    @ValueSource(ints = {0, 2000})
+    void anInterruptDoesNotStopTheAgent(final int spins) throws Exception {
+        final IoAgent agent = new IoAgent("test-io-interrupted", spins);
+        try {
+            final Thread thread = agentThread(agent);
+            agent.execute(() -> Thread.currentThread().interrupt()); // from a task on the agent's own thread
+            assertEquals(thread, agentThread(agent), "the agent ran a task after an interrupt from a task");
+            for (int i = 0; i < 20; i++) {
+                thread.interrupt(); // from outside, whether the agent blocks in its selector or is between cycles
+                assertEquals(thread, agentThread(agent), "the agent ran a task after outside interrupt " + i);
+            }
+            assertTrue(thread.isAlive(), "the agent's thread lives");
         } finally {
             agent.close();
         }
