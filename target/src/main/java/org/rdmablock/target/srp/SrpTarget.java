@@ -477,11 +477,8 @@ public final class SrpTarget implements AutoCloseable {
 
     private void awaitChannelsDrained(final Duration timeout) {
         final long deadline = System.nanoTime() + timeout.toNanos();
-        while (channelCount() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        while (channelCount() > 0) {
+            if (!CommandPipeline.sleepUntil(deadline)) {
                 return;
             }
         }
