@@ -317,7 +317,7 @@ public final class TargetBench {
                 Thread.currentThread().interrupt();
             }
             return String.format("data chunks in use: mean %.0f, max %d (of %d)", sum / (double) Math.max(1, samples), max,
-                    SrpTarget.MIN_DATA_BYTES / CommandPipeline.DATA_CHUNK_BYTES);
+                    DeviceResources.MIN_DATA_BYTES / CommandPipeline.DATA_CHUNK_BYTES);
         }
     }
 

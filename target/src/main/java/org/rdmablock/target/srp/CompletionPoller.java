@@ -62,7 +62,7 @@ final class CompletionPoller implements Agent {
 
     @Override
     public String roleName() {
-        return SrpTarget.POLLER_THREAD_NAME;
+        return DeviceResources.POLLER_THREAD_NAME;
     }
 
     /**

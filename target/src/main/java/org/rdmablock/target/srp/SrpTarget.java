@@ -1,6 +1,5 @@
 package org.rdmablock.target.srp;
 
-import org.agrona.concurrent.AgentRunner;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.protocol.srp.SrpLoginReject;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
@@ -10,18 +9,13 @@ import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
-import org.rdmablock.verbs.CompletionChannel;
-import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
-import org.rdmablock.verbs.ConnectionListener;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.DeviceContext;
-import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
-import org.rdmablock.verbs.SharedReceiveQueue;
 import org.rdmablock.verbs.VerbsProvider;
 
 import java.net.InetSocketAddress;
@@ -34,28 +28,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An SRP target on one verbs provider: listens on the configured address, logs initiators in (one
- * {@link SrpChannel} per RC connection) and serves their commands through the {@link CommandPipeline}.
+ * An SRP target on one verbs provider: listens on the configured address ({@link LoginListener}), logs initiators in
+ * (one {@link SrpChannel} per RC connection: admitted, then accepted) and serves their commands through
+ * the {@link CommandPipeline} of its {@link DeviceResources}.
  *
  * <pre>
  *  login thread:  listen ─► connect request ─► LoginNegotiation ─► QP, receives ─► accept(LOGIN_RSP) / reject(LOGIN_REJ)
  *  poller thread: CQ ─► CompletionPoller ─► CommandPipeline (intake ─► backend threads) ─► responses
  * </pre>
  *
- * The device resources (PD, CQ, registered data and response memory, the pipeline) are made when the first
- * initiator connects, from that connection's device context: on the native provider rdma_cm chooses the device by
- * address, and every channel must share one PD and CQ.
+ * The device resources are made when the first initiator connects, from that connection's device context.
+ *
+ * <p>Threads: each login on a virtual thread of its own (admission under the target's lock); the accessors on any
+ * thread; {@link #close} on the closing thread.
  */
 public final class SrpTarget implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SrpTarget.class);
-    /** How long the login thread waits for a request before it checks whether the target is stopping. */
-    private static final Duration LISTEN_POLL = Duration.ofMillis(200);
-    /** Registered memory for command data: at least this much, and room for four commands of the largest size. */
-    static final long MIN_DATA_BYTES = 64L << 20;
-    /** Most receive buffers of the shared receive queue. */
-    static final int MAX_SHARED_RECEIVES = 4096;
-    /** How long a stopping target waits for its SRP_T_LOGOUTs to go before it disconnects what is left. */
-    static final Duration SHUTDOWN_LOGOUT_WAIT = Duration.ofSeconds(2);
     /** Most RDMA READs in flight per channel, each way (ORD and IRD offered at accept). */
     static final int MAX_READ_DEPTH = 16;
 
@@ -63,25 +51,12 @@ public final class SrpTarget implements AutoCloseable {
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
     private final TargetStatistics statistics;
     private final VerbsProvider provider;
-    private final ConnectionListener listener;
-    private final Thread loginThread;
-    private volatile boolean running = true;
-    private DeviceContext context;
-    private ProtectionDomain pd;
-    private CompletionChannel completionChannel;
-    private CompletionQueue cq;
-    private SharedReceiveQueue srq;
-    /** Made on the first connection; volatile for the methods that read it on other threads (reload, statistics). */
-    private volatile CommandPipeline pipeline;
-    /** The channels logged in; made with the pipeline, which looks them up. */
-    private volatile ChannelTable channels;
-    /** The shared receive buffers (SRQ mode), or null; made with the pipeline. */
-    private ReceiveBuffers sharedReceives;
-    private CompletionPoller poller;
-    /** Runs the poller's duty cycle on its thread ({@link #POLLER_THREAD_NAME}). */
-    private AgentRunner pollerRunner;
-    /** The completion poller's thread; with {@code backend_threads = 0} it runs every command too. */
-    static final String POLLER_THREAD_NAME = "srp-poller";
+    private final LoginListener logins;
+    /**
+     * Made on the first connection, under the target's lock; volatile for the methods that read it on other threads
+     * (reload, statistics). Null until then.
+     */
+    private volatile DeviceResources device;
 
     /**
      * Starts listening, with statistics of its own (no LUN's I/O counted: {@link TargetStatistics#lunsServed}).
@@ -114,14 +89,13 @@ public final class SrpTarget implements AutoCloseable {
         this.unitsFor = Objects.requireNonNull(unitsFor);
         this.statistics = Objects.requireNonNull(statistics);
         this.provider = provider;
-        this.listener = provider.connectionManager().listen(
-                new InetSocketAddress(config.listen().address(), config.listen().port()), 64);
-        this.loginThread = Thread.ofPlatform().name("srp-login").daemon().start(this::acceptLogins);
+        this.logins = new LoginListener(provider.connectionManager().listen(
+                new InetSocketAddress(config.listen().address(), config.listen().port()), 64), this::login);
     }
 
     /** The address listened on (with the real port when 0 was configured). */
     public InetSocketAddress localAddress() {
-        return listener.localAddress();
+        return logins.localAddress();
     }
 
     /** The verbs provider's name (soft or native). */
@@ -146,14 +120,14 @@ public final class SrpTarget implements AutoCloseable {
 
     /** Channels logged in now. */
     public int channelCount() {
-        final ChannelTable table = channels;
-        return table == null ? 0 : table.count();
+        final DeviceResources d = device;
+        return d == null ? 0 : d.channels.count();
     }
 
     /** Commands answered since start. */
     public long commandsCompleted() {
-        final CommandPipeline p = pipeline;
-        return p == null ? 0 : p.commandsCompleted();
+        final DeviceResources d = device;
+        return d == null ? 0 : d.pipeline.commandsCompleted();
     }
 
     /**
@@ -166,8 +140,8 @@ public final class SrpTarget implements AutoCloseable {
 
     /** Free command slots and data chunks in use (what a leak test watches). */
     public String resourceSnapshot() {
-        final CommandPipeline p = pipeline;
-        return p == null ? "no pipeline" : "free slots " + p.freeSlots() + ", data chunks in use " + p.dataChunksInUse();
+        final DeviceResources d = device;
+        return d == null ? "no pipeline" : "free slots " + d.pipeline.freeSlots() + ", data chunks in use " + d.pipeline.dataChunksInUse();
     }
 
     /**
@@ -175,10 +149,11 @@ public final class SrpTarget implements AutoCloseable {
      * REPORT LUNS and REQUEST SENSE) with UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, as LIO does.
      */
     public void lunInventoryChanged(final InitiatorPortId initiator) {
-        final ChannelTable table = channels;
-        if (table == null) {
+        final DeviceResources d = device;
+        if (d == null) {
             return;
         }
+        final ChannelTable table = d.channels;
         for (int i = 0; i < table.capacity(); i++) {
             final SrpChannel channel = table.get(i);
             if (channel != null && channel.initiator.equals(initiator)) {
@@ -195,46 +170,21 @@ public final class SrpTarget implements AutoCloseable {
      * @return false when {@code timeout} passed first
      */
     public boolean awaitCommandsInFlight(final Duration timeout) {
-        final CommandPipeline p = pipeline;
-        return p == null || p.awaitHandled(timeout);
+        final DeviceResources d = device;
+        return d == null || d.pipeline.awaitHandled(timeout);
     }
 
     int freeSlots() {
-        return pipeline == null ? config.pipeline().ringSize() : pipeline.freeSlots();
+        final DeviceResources d = device;
+        return d == null ? config.pipeline().ringSize() : d.pipeline.freeSlots();
     }
 
     int dataChunksInUse() {
-        return pipeline == null ? 0 : pipeline.dataChunksInUse();
+        final DeviceResources d = device;
+        return d == null ? 0 : d.pipeline.dataChunksInUse();
     }
 
-    private void acceptLogins() {
-        while (running) {
-            final ConnectionId request;
-            try {
-                request = listener.nextRequest(LISTEN_POLL);
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                if (running) {
-                    LOG.warn("listener failed; no more logins are taken", e);
-                }
-                return;
-            }
-            if (request != null) {
-                // Each login on its own virtual thread: an accept waits for the initiator (up to 10 s), and one slow
-                // initiator must not hold up the others' logins.
-                Thread.ofVirtual().name("srp-login-", request.hashCode()).start(() -> {
-                    try {
-                        login(request);
-                    } catch (RuntimeException e) {
-                        LOG.warn("login from {} failed", request.remoteAddress(), e);
-                        request.close();
-                    }
-                });
-            }
-        }
-    }
-
+    /** A login's virtual thread: admits the request and accepts it, or rejects it. */
     private void login(final ConnectionId request) {
         final SrpChannel channel = admit(request);
         if (channel != null) {
@@ -248,7 +198,8 @@ public final class SrpTarget implements AutoCloseable {
      */
     private synchronized SrpChannel admit(final ConnectionId request) {
         final LoginNegotiation login = LoginNegotiation.of(request.privateData(), config.identity(), config.channel());
-        if (login.rejectReason == 0 && !ensureDeviceResources(request.context())) {
+        final DeviceResources d = login.rejectReason == 0 ? deviceFor(request.context()) : null;
+        if (login.rejectReason == 0 && d == null) {
             login.rejectReason = SrpLoginReject.REASON_INSUFFICIENT_RESOURCES;
             login.rejectWhy = "the target serves one RDMA device; this connection came in on another";
         }
@@ -257,10 +208,10 @@ public final class SrpTarget implements AutoCloseable {
             login.rejectReason = SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL;
             login.rejectWhy = "initiator " + login.initiator + " is on no LUN's access list";
         }
-        final int channelId = login.rejectReason == 0 ? channels.freeId() : -1;
+        final int channelId = login.rejectReason == 0 ? d.channels.freeId() : -1;
         if (login.rejectReason == 0 && channelId < 0) {
             login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
-            login.rejectWhy = "all " + channels.capacity() + " channels are in use";
+            login.rejectWhy = "all " + d.channels.capacity() + " channels are in use";
         }
         if (login.rejectReason != 0) {
             statistics.loginRejected();
@@ -272,7 +223,7 @@ public final class SrpTarget implements AutoCloseable {
             return null;
         }
         final int credits = config.channel().credits();
-        final QueuePair qp = request.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, srq,
+        final QueuePair qp = request.createQueuePair(d.pd, new QueuePairInitAttributes(QueuePairType.RC, d.cq, d.cq, d.srq,
                 new QueuePairCapabilities(credits * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
         final SessionStats session = statistics.channelJoined(login.initiator);
@@ -280,17 +231,17 @@ public final class SrpTarget implements AutoCloseable {
         try {
             channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
                     (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
-                    readDepth(request.readDepths()), sharedReceives, session);
+                    readDepth(request.readDepths()), d.sharedReceives, session);
         } catch (RuntimeException e) {
             statistics.channelLeft(session);
             throw e;
         }
         channel.postAllReceives();
         // before the channel is published: it takes its nexus's unit attention flag from the others
-        channel.multichannelResult = applyMultichannelAction(login, channel);
+        channel.multichannelResult = applyMultichannelAction(d, login, channel);
         channel.login = login;
-        channels.enter(channel);
-        request.onDisconnect(id -> pipeline.disconnected(channel));
+        d.channels.enter(channel);
+        request.onDisconnect(id -> d.pipeline.disconnected(channel));
         return channel;
     }
 
@@ -307,7 +258,7 @@ public final class SrpTarget implements AutoCloseable {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
             // Nothing was served yet: the QP goes with the id, its receives without completions.
-            if (channels.remove(channel)) {
+            if (device.channels.remove(channel)) { // admitted: the device resources exist
                 statistics.channelLeft(channel.session);
                 channel.release();
             }
@@ -328,7 +279,8 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
-    private int applyMultichannelAction(final LoginNegotiation login, final SrpChannel admitted) {
+    private static int applyMultichannelAction(final DeviceResources d, final LoginNegotiation login, final SrpChannel admitted) {
+        final ChannelTable channels = d.channels;
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < channels.capacity(); i++) {
             final SrpChannel other = channels.get(i);
@@ -348,139 +300,33 @@ public final class SrpTarget implements AutoCloseable {
         }
         for (final SrpChannel other : others) {
             LOG.info("{} ending: the initiator logged in again with multichannel action SINGLE", other);
-            pipeline.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
+            d.pipeline.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
         }
         return SrpLoginResponse.MULTICHANNEL_TERMINATED;
     }
 
-    /** Makes the PD, CQ and pipeline on the first connection's device; false for a connection on another device. */
-    private boolean ensureDeviceResources(final DeviceContext connectionContext) {
-        if (context != null) {
-            return context == connectionContext;
-        }
-        context = connectionContext;
-        final PipelineConfig p = config.pipeline();
-        pd = context.allocateProtectionDomain();
-        completionChannel = p.completions() == PipelineConfig.CompletionMode.EVENT ? context.createCompletionChannel() : null;
-        final int deviceMaxCqe = context.queryDevice().maxCqe();
-        final int channelsServed = channelsTheCqHolds(deviceMaxCqe);
-        cq = context.createCompletionQueue(Math.min(p.cqSize(), deviceMaxCqe), completionChannel);
-        ReceiveBuffers shared = null;
-        if (p.receiveQueue() == PipelineConfig.ReceiveQueueMode.SHARED) {
-            final int count = sharedReceiveCount();
-            srq = pd.createSharedReceiveQueue(count, 1);
-            shared = ReceiveBuffers.shared(srq, count, config.channel().maxIuLength());
-            shared.postAll();
-        }
-        final long maxIo = config.channel().maxIoSize();
-        final long chunk = CommandPipeline.DATA_CHUNK_BYTES;
-        final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
-        sharedReceives = shared;
-        channels = new ChannelTable(channelsServed, shared != null);
-        pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(), p.blockingThreads(),
-                channels, config.timeouts().idle(), config.timeouts().command(), shared, statistics,
-                p.completions() == PipelineConfig.CompletionMode.EVENT,
-                !provider.registrationPinsMemory()); // a LUN's mapping registered whole would be locked in RAM
-        poller = new CompletionPoller(cq, completionChannel, pipeline);
-        pollerRunner = new AgentRunner(poller.idleStrategy(), SrpTarget::pollerFailed, null, poller);
-        AgentRunner.startOnThread(pollerRunner, runnable -> Thread.ofPlatform().name(POLLER_THREAD_NAME).daemon().unstarted(runnable));
-        return true;
-    }
-
     /**
-     * Channels served at once: max_channels, or fewer where the device's CQ cannot hold cq_size entries. The CQ is
-     * then as large as the device allows and no more channels are admitted than it holds without overflowing (rxe:
-     * 32767 entries, less than the default 64 channels × 130 receives × 4 = 33280), since an overflowing CQ ends every
-     * channel on it.
+     * The device resources, made on the first connection's device; null for a connection on another device. Under the
+     * target's lock (admission).
      */
-    private int channelsTheCqHolds(final int deviceMaxCqe) {
-        final PipelineConfig p = config.pipeline();
-        final int maxChannels = config.channel().maxChannels();
-        if (p.cqSize() <= deviceMaxCqe) {
-            return maxChannels;
+    private DeviceResources deviceFor(final DeviceContext connectionContext) {
+        if (device == null) {
+            device = new DeviceResources(connectionContext, config, statistics, provider.registrationPinsMemory());
         }
-        final long perChannel = PipelineConfig.minimumCqSize(1, config.channel().credits());
-        final int served = (int) Math.min(maxChannels, deviceMaxCqe / perChannel);
-        LOG.warn("{} holds at most {} completions per CQ: cq_size {} lowered to {}, channels served at once {} -> {} ({} "
-                + "completions each at {} credits)", context.device().name(), deviceMaxCqe, p.cqSize(), deviceMaxCqe,
-                maxChannels, served, perChannel, config.channel().credits());
-        return Math.max(1, served);
-    }
-
-    /**
-     * Receive buffers of the shared queue: every channel's credits (SPDK's default SRQ depth, 4096, at most), since an
-     * SRQ that runs dry stalls every channel on it.
-     */
-    private int sharedReceiveCount() {
-        final long all = (long) config.channel().maxChannels() * (config.channel().credits() + SrpChannel.SPARE_RECEIVES);
-        return (int) Math.min(all, MAX_SHARED_RECEIVES);
+        return device.context == connectionContext ? device : null;
     }
 
     /** Stops listening, disconnects every channel and releases the device resources. */
     @Override
     public void close() {
-        running = false;
-        listener.close();
-        try {
-            loginThread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        logins.close();
+        final DeviceResources d;
+        synchronized (this) { // after an admission under way: device resources a first login made are seen
+            d = device;
         }
-        if (pipeline != null) {
-            pipeline.shutDown(); // SRP_T_LOGOUT to every channel, then each disconnects once it has gone
-            awaitChannelsDrained(SHUTDOWN_LOGOUT_WAIT);
-            for (int i = 0; i < channels.capacity(); i++) {
-                final SrpChannel channel = channels.get(i);
-                if (channel != null) {
-                    channel.disconnect();
-                }
-            }
-            awaitChannelsDrained(Duration.ofSeconds(5));
-            poller.stop();
-            final Thread pollerThread = pollerRunner.thread();
-            try {
-                if (pollerThread != null) {
-                    pollerThread.join(5_000);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (pollerThread == null || !pollerThread.isAlive()) {
-                pollerRunner.close(); // the loop has ended: this only marks the runner closed
-            }
-            for (int i = 0; i < channels.capacity(); i++) {
-                final SrpChannel channel = channels.take(i);
-                if (channel != null) {
-                    statistics.channelLeft(channel.session);
-                    channel.release(); // did not drain in time: its QP goes without completions
-                }
-            }
-            pipeline.close();
-            cq.close();
-            if (completionChannel != null) {
-                completionChannel.close();
-            }
-            if (srq != null) {
-                srq.close();
-            }
-            pd.close();
+        if (d != null) {
+            d.close(statistics);
         }
         provider.close();
-    }
-
-    /** The poller's runner reports what ended its loop; the poller itself logged why. */
-    private static void pollerFailed(final Throwable error) {
-        if (!(error instanceof org.agrona.concurrent.AgentTerminationException)) {
-            LOG.error("completion poller failed", error);
-        }
-    }
-
-    private void awaitChannelsDrained(final Duration timeout) {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (channelCount() > 0) {
-            if (!CommandPipeline.sleepUntil(deadline)) {
-                return;
-            }
-        }
     }
 }

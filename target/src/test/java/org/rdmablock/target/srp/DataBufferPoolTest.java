@@ -22,7 +22,7 @@ class DataBufferPoolTest {
 
     @Test
     void theTargetsRegionHoldsSixteenThousandFourKibCommands() {
-        final DataBufferPool pool = new DataBufferPool(SrpTarget.MIN_DATA_BYTES, CommandPipeline.DATA_CHUNK_BYTES);
+        final DataBufferPool pool = new DataBufferPool(DeviceResources.MIN_DATA_BYTES, CommandPipeline.DATA_CHUNK_BYTES);
         final int perCommand = pool.chunksFor(4096);
         assertEquals(1, perCommand, "a 4 KiB command takes one chunk");
         for (int i = 0; i < 16384; i++) {

@@ -18,6 +18,6 @@ class InlineBackendTest extends ScsiCommandsTest {
     @Test
     void theCompletionPollerThreadRunsTheCommands() {
         verifiedWriteAndRead(ini, 8, 8, 0x31);
-        assertEquals(SrpTarget.POLLER_THREAD_NAME, lun0Gate.lastCommandThread, "the thread that ran the READ(16)");
+        assertEquals(DeviceResources.POLLER_THREAD_NAME, lun0Gate.lastCommandThread, "the thread that ran the READ(16)");
     }
 }

@@ -106,7 +106,7 @@ final class PipelineHarness implements AutoCloseable {
         final Set<Thread> before = threadsNamed(THREAD_PREFIX);
         statistics.lunsServed(List.of(0));
         final ChannelTable table = new ChannelTable(channelCount, false);
-        pipeline = new CommandPipeline(pd, ringSize, SrpTarget.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, table,
+        pipeline = new CommandPipeline(pd, ringSize, DeviceResources.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, table,
                 java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false, inPlace);
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
