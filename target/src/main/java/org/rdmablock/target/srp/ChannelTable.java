@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link QueuePairDirectory}.
  */
 final class ChannelTable {
-    private final AtomicReferenceArray<SrpChannel> channels;
+    private final AtomicReferenceArray<Channel> channels;
     /** QP number to channel id, for shared receives; null without an SRQ. */
     private final QueuePairDirectory directory;
 
@@ -27,7 +27,7 @@ final class ChannelTable {
     }
 
     /** The channel with this id, or null. */
-    SrpChannel get(final int id) {
+    Channel get(final int id) {
         return channels.get(id);
     }
 
@@ -42,7 +42,7 @@ final class ChannelTable {
     }
 
     /** Enters an admitted channel under its id (and its QP number, with shared receives). */
-    void enter(final SrpChannel channel) {
+    void enter(final Channel channel) {
         channels.set(channel.id, channel);
         if (directory != null) {
             directory.add(channel.queuePair.qpNum(), channel.id);
@@ -50,7 +50,7 @@ final class ChannelTable {
     }
 
     /** Removes {@code channel} if it is still entered; false when another thread removed it first. */
-    boolean remove(final SrpChannel channel) {
+    boolean remove(final Channel channel) {
         if (!channels.compareAndSet(channel.id, channel, null)) {
             return false;
         }
@@ -61,8 +61,8 @@ final class ChannelTable {
     }
 
     /** Removes whatever channel has this id (a stopping target's last sweep); null when none. */
-    SrpChannel take(final int id) {
-        final SrpChannel channel = channels.getAndSet(id, null);
+    Channel take(final int id) {
+        final Channel channel = channels.getAndSet(id, null);
         if (channel != null && directory != null) {
             directory.remove(channel.queuePair.qpNum());
         }

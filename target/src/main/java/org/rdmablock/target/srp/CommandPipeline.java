@@ -162,7 +162,7 @@ final class CommandPipeline implements AutoCloseable {
     }
 
     /** Provider thread: the channel's connection ended; the intake stage drains and frees it. */
-    void disconnected(final SrpChannel channel) {
+    void disconnected(final Channel channel) {
         inbox.disconnected.add(channel);
     }
 

@@ -81,7 +81,7 @@ final class CommandSlot implements ScsiCompletion {
     /** What the front end's responses say; given once, after the slot is made. */
     private ResponseEncoder encoder;
 
-    SrpChannel channel;
+    Channel channel;
     long tag;
     long lunField;
     /** The initiator's descriptors, in this slot's part of the descriptor region. */
@@ -188,7 +188,7 @@ final class CommandSlot implements ScsiCompletion {
      * Starts a command's fields for {@code owner}'s request {@code requestTag}: no data, no descriptors yet (the front
      * end's loader fills them in).
      */
-    void begin(final SrpChannel owner, final long requestTag, final long lun) {
+    void begin(final Channel owner, final long requestTag, final long lun) {
         channel = owner;
         tag = requestTag;
         lunField = lun;
@@ -377,7 +377,7 @@ final class CommandSlot implements ScsiCompletion {
     }
 
     /** Takes the slot for a message of the front end's own (no command): to {@code owner}, tagged {@code requestTag}. */
-    void takeMessage(final SrpChannel owner, final long requestTag) {
+    void takeMessage(final Channel owner, final long requestTag) {
         channel = owner;
         tag = requestTag;
         firstChunk = -1;

@@ -20,7 +20,7 @@ final class CommandStatistics {
     }
 
     /** Records a command that took {@code slot}: one more in its LUN's (null: not served) and session's hands. */
-    void track(final CommandSlot slot, final SrpChannel channel, final int kind, final IoStats lun, final long arrivedNanos) {
+    void track(final CommandSlot slot, final Channel channel, final int kind, final IoStats lun, final long arrivedNanos) {
         slot.tracked = true;
         slot.kind = kind;
         slot.lunStats = lun;

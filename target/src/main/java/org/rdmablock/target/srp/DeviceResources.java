@@ -134,7 +134,7 @@ final class DeviceResources {
         pipeline.shutDown(); // SRP_T_LOGOUT to every channel, then each disconnects once it has gone
         awaitChannelsDrained(SHUTDOWN_LOGOUT_WAIT);
         for (int i = 0; i < channels.capacity(); i++) {
-            final SrpChannel channel = channels.get(i);
+            final Channel channel = channels.get(i);
             if (channel != null) {
                 channel.disconnect();
             }
@@ -153,7 +153,7 @@ final class DeviceResources {
             pollerRunner.close(); // the loop has ended: this only marks the runner closed
         }
         for (int i = 0; i < channels.capacity(); i++) {
-            final SrpChannel channel = channels.take(i);
+            final Channel channel = channels.take(i);
             if (channel != null) {
                 statistics.channelLeft(channel.session);
                 channel.release(); // did not drain in time: its QP goes without completions

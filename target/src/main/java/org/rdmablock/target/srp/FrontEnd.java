@@ -15,10 +15,10 @@ interface FrontEnd {
      * {@code arrivedNanos}: decode and handle it. A command it admits starts its data phase on {@code event}. False
      * when it must wait for a slot or a buffer run (nothing consumed): the core queues it and offers it again first.
      */
-    boolean received(SrpChannel channel, int receiveIndex, int length, PipelineEvent event, long arrivedNanos);
+    boolean received(Channel channel, int receiveIndex, int length, PipelineEvent event, long arrivedNanos);
 
     /** An admitted command is dropped without a response (task management aborted it): its flow control goes on. */
-    void commandDropped(SrpChannel channel);
+    void commandDropped(Channel channel);
 
     /** Each housekeeping tick, after the core's own (returned slots, timeouts): the front end's timers and logouts. */
     void tick(long now);

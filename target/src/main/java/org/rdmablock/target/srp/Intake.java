@@ -93,7 +93,7 @@ final class Intake implements EventHandler<PipelineEvent> {
         if (event.kind == CommandPipeline.RECEIVE_SHARED) {
             event.channel = channels.channelOfQueuePair(event.channel); // the poller passed the QP number
         }
-        final SrpChannel channel = event.channel < 0 ? null : channels.get(event.channel);
+        final Channel channel = event.channel < 0 ? null : channels.get(event.channel);
         if (channel == null) {
             if (event.kind == CommandPipeline.RECEIVE_SHARED && sharedReceives != null && event.status == 0) {
                 ReceiveBuffers.repostShared(sharedReceives, event.index); // its channel is gone; the buffer is not
@@ -122,7 +122,7 @@ final class Intake implements EventHandler<PipelineEvent> {
      * The channel is ending (closing from now on); when neither side logged it out, it is lost: one warning, counted.
      * {@code what} failed with completion status {@code status}, or (status 0) is what happened.
      */
-    private void ended(final SrpChannel channel, final String what, final int status) {
+    private void ended(final Channel channel, final String what, final int status) {
         if (!channel.closing && !channel.loggingOut) {
             statistics.add(Count.LOST_CHANNELS, 1);
             LOG.warn("{} lost: {}{}, without a logout; {} command(s) in flight", channel, what,
@@ -193,7 +193,7 @@ final class Intake implements EventHandler<PipelineEvent> {
     }
 
     private void release(final CommandSlot slot, final PipelineEvent event) {
-        final SrpChannel channel = slot.channel;
+        final Channel channel = slot.channel;
         if (slot.tracked) {
             commands.left(slot);
         }
@@ -216,7 +216,7 @@ final class Intake implements EventHandler<PipelineEvent> {
 
     /** Every tick: slots back without a completion, timed-out commands, ended connections; then the front end's turn. */
     private void housekeeping(final PipelineEvent event) {
-        SrpChannel ended;
+        Channel ended;
         while ((ended = inbox.disconnected.poll()) != null) {
             ended(ended, "the initiator disconnected", 0);
             releaseIfDrained(ended);
@@ -262,7 +262,7 @@ final class Intake implements EventHandler<PipelineEvent> {
     private void resumeWaiting(final PipelineEvent event) {
         while (!waiting.isEmpty()) {
             final int waiter = waiting.headChannel();
-            final SrpChannel channel = waiter == WaitingRequests.CANCELLED ? null : channels.get(waiter);
+            final Channel channel = waiter == WaitingRequests.CANCELLED ? null : channels.get(waiter);
             if (channel != null && !channel.closing) {
                 // a waiter that becomes ready rides on this event only if the event carries no slot yet
                 if (event.ready != null || !frontEnd.received(channel, waiting.headReceiveIndex(), waiting.headLength(), event,
@@ -274,7 +274,7 @@ final class Intake implements EventHandler<PipelineEvent> {
         }
     }
 
-    private void releaseIfDrained(final SrpChannel channel) {
+    private void releaseIfDrained(final Channel channel) {
         if (channel.drained() && channels.remove(channel)) {
             LOG.debug("{} closed: its queue pair and buffers released", channel);
             statistics.channelLeft(channel.session);

@@ -14,7 +14,7 @@ final class IntakeInbox {
     /** Slots back without a completion (refused posts, dropped commands' returned backend calls). */
     final ReturnedSlots returned = new ReturnedSlots();
     /** Channels whose connection ended (rdma_cm's disconnect, on a provider thread). */
-    final ConcurrentLinkedQueue<SrpChannel> disconnected = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Channel> disconnected = new ConcurrentLinkedQueue<>();
     /** From now on the intake stage logs every channel out. */
     volatile boolean shuttingDown;
 

@@ -28,9 +28,9 @@ final class SendBatch implements SendPoster {
     private Thread owner;
     /** How a post from any other thread goes. */
     private final DirectPosts direct;
-    /** Channels with deferred chains, linked through {@link SrpChannel#batchNextChannel}. */
-    private SrpChannel firstChannel;
-    private SrpChannel lastChannel;
+    /** Channels with deferred chains, linked through {@link Channel#batchNextChannel}. */
+    private Channel firstChannel;
+    private Channel lastChannel;
 
     SendBatch(final ReturnedSlots returned) {
         this.returned = returned;
@@ -45,7 +45,7 @@ final class SendBatch implements SendPoster {
             direct.post(slot, chain);
             return;
         }
-        final SrpChannel channel = slot.channel;
+        final Channel channel = slot.channel;
         int requests = 1;
         SendWorkRequest tail = chain;
         while (tail.next() != null) {
@@ -79,11 +79,11 @@ final class SendBatch implements SendPoster {
             owner = Thread.currentThread(); // flush runs on the poller thread alone
         }
         int posted = 0;
-        SrpChannel channel = firstChannel;
+        Channel channel = firstChannel;
         firstChannel = null;
         lastChannel = null;
         while (channel != null) {
-            final SrpChannel next = channel.batchNextChannel;
+            final Channel next = channel.batchNextChannel;
             final CommandSlot first = channel.batchFirstSlot;
             channel.batchFirstSlot = null;
             channel.batchLastSlot = null;
@@ -96,7 +96,7 @@ final class SendBatch implements SendPoster {
         return posted;
     }
 
-    private void post(final SrpChannel channel, final CommandSlot first) {
+    private void post(final Channel channel, final CommandSlot first) {
         try {
             channel.queuePair.postSend(first.batchChain);
         } catch (PostFailedException e) {
@@ -107,7 +107,7 @@ final class SendBatch implements SendPoster {
     }
 
     /** The first {@code accepted} requests went; every slot with a request after them gets no completion. */
-    private void refused(final SrpChannel channel, final CommandSlot first, final int accepted, final RuntimeException cause) {
+    private void refused(final Channel channel, final CommandSlot first, final int accepted, final RuntimeException cause) {
         int covered = 0;
         int slots = 0;
         for (CommandSlot slot = first; slot != null; ) {

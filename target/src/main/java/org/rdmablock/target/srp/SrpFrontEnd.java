@@ -84,8 +84,9 @@ final class SrpFrontEnd implements FrontEnd {
     }
 
     @Override
-    public boolean received(final SrpChannel channel, final int receiveIndex, final int length, final PipelineEvent event,
+    public boolean received(final Channel received, final int receiveIndex, final int length, final PipelineEvent event,
                             final long arrivedNanos) {
+        final SrpChannel channel = (SrpChannel) received; // the SRP target enters SRP channels only
         final MemorySegment region = channel.receiveSegment();
         final long at = channel.receives.offset(receiveIndex);
         decoder.immediateDataOffset(channel.immediateDataOffset);
@@ -219,7 +220,8 @@ final class SrpFrontEnd implements FrontEnd {
 
     /** A command aborted by task management got no response (SAM with TAS=0): its credit rides on the next one. */
     @Override
-    public void commandDropped(final SrpChannel channel) {
+    public void commandDropped(final Channel dropped) {
+        final SrpChannel channel = (SrpChannel) dropped;
         channel.creditsInUse.decrementAndGet();
         channel.pendingCredits.incrementAndGet();
     }
@@ -285,7 +287,7 @@ final class SrpFrontEnd implements FrontEnd {
 
         @Override
         public boolean cancels(final int channelId, final int receiveIndex) {
-            final SrpChannel waiter = channels.get(channelId);
+            final SrpChannel waiter = (SrpChannel) channels.get(channelId);
             if (waiter == null || (waiter != requester && !allInitiators)) {
                 return false;
             }
@@ -310,7 +312,7 @@ final class SrpFrontEnd implements FrontEnd {
             }
         }
         for (int i = 0; i < channels.capacity(); i++) {
-            final SrpChannel channel = channels.get(i);
+            final SrpChannel channel = (SrpChannel) channels.get(i);
             if (channel == null || channel.closing || channel.loggingOut || !slots.hasFree()) {
                 continue;
             }

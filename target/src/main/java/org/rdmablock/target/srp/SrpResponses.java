@@ -42,7 +42,7 @@ final class SrpResponses implements ResponseEncoder {
 
     @Override
     public int commandResponse(final CommandSlot slot, final ScsiCommand done) {
-        final SrpChannel ch = slot.channel;
+        final SrpChannel ch = (SrpChannel) slot.channel;
         response.wrap(slot.responseSegment(), slot.responseOffset()).reset();
         response.setTag(slot.tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(done.status());
         if (done.dataInResidualKind() == ResidualKind.UNDERFLOW) {
@@ -63,7 +63,7 @@ final class SrpResponses implements ResponseEncoder {
 
     @Override
     public int timeoutResponse(final CommandSlot slot) {
-        final SrpChannel ch = slot.channel;
+        final SrpChannel ch = (SrpChannel) slot.channel;
         response.wrap(slot.responseSegment(), slot.responseOffset()).reset();
         response.setTag(slot.tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(ScsiStatus.CHECK_CONDITION);
         response.setSenseData(TIMEOUT_SENSE, 0, SenseData.FIXED_LENGTH, ch.maxTargetToInitiatorIuLength);

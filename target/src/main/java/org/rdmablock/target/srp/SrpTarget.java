@@ -155,7 +155,7 @@ public final class SrpTarget implements AutoCloseable {
         }
         final ChannelTable table = d.channels;
         for (int i = 0; i < table.capacity(); i++) {
-            final SrpChannel channel = table.get(i);
+            final SrpChannel channel = (SrpChannel) table.get(i); // the SRP target enters SRP channels only
             if (channel != null && channel.initiator.equals(initiator)) {
                 channel.nexusLunsChanged.set(true); // one flag per nexus: its channels share it
             }
@@ -283,7 +283,7 @@ public final class SrpTarget implements AutoCloseable {
         final ChannelTable channels = d.channels;
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < channels.capacity(); i++) {
-            final SrpChannel other = channels.get(i);
+            final SrpChannel other = (SrpChannel) channels.get(i);
             if (other != null && other != admitted && other.initiator.equals(login.initiator)) {
                 // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
                 admitted.nexusLunsChanged = other.nexusLunsChanged;
