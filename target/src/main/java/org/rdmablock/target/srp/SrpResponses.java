@@ -42,9 +42,7 @@ final class SrpResponses implements ResponseEncoder {
 
     @Override
     public int commandResponse(final CommandSlot slot, final ScsiCommand done) {
-        final SrpChannel ch = (SrpChannel) slot.channel;
-        response.wrap(slot.responseSegment(), slot.responseOffset()).reset();
-        response.setTag(slot.tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(done.status());
+        final SrpChannel ch = beginResponse(slot, done.status());
         if (done.dataInResidualKind() == ResidualKind.UNDERFLOW) {
             response.setDataInUnderflow(done.dataInResidual());
         } else if (done.dataInResidualKind() == ResidualKind.OVERFLOW) {
@@ -63,11 +61,17 @@ final class SrpResponses implements ResponseEncoder {
 
     @Override
     public int timeoutResponse(final CommandSlot slot) {
-        final SrpChannel ch = (SrpChannel) slot.channel;
-        response.wrap(slot.responseSegment(), slot.responseOffset()).reset();
-        response.setTag(slot.tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(ScsiStatus.CHECK_CONDITION);
+        final SrpChannel ch = beginResponse(slot, ScsiStatus.CHECK_CONDITION);
         response.setSenseData(TIMEOUT_SENSE, 0, SenseData.FIXED_LENGTH, ch.maxTargetToInitiatorIuLength);
         return (int) response.length();
+    }
+
+    /** Starts the SRP_RSP of the slot's command with {@code status}; the credit its request took goes back with it. */
+    private SrpChannel beginResponse(final CommandSlot slot, final int status) {
+        final SrpChannel ch = (SrpChannel) slot.channel; // the SRP target enters SRP channels only
+        response.wrap(slot.responseSegment(), slot.responseOffset()).reset();
+        response.setTag(slot.tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(status);
+        return ch;
     }
 
     /** Intake stage: answers a task management request with {@code responseCode} (SRP_RSP with RSPVALID). */
