@@ -17,8 +17,9 @@ import org.agrona.concurrent.AgentTerminationException;
 /**
  * A duty-cycle agent that runs the soft provider's socket I/O: it waits on a {@link Selector} for the channels of
  * its endpoints, lets them read and place incoming data and flush backlogged sends, runs tasks handed over by
- * other threads and fires endpoint timers. One thread per agent, named after the agent, run by an Agrona
- * {@link AgentRunner}; endpoints are spread over agents.
+ * other threads and fires endpoint timers: an Agrona {@link Agent} with an {@link org.agrona.concurrent.IdleStrategy},
+ * on one thread per agent, named after the agent, that runs its own loop ({@link #run}); endpoints are spread over
+ * agents.
  *
  * <p>Idle strategy ({@link SelectorIdleStrategy}): after {@link #SPIN_LIMIT} idle duty cycles spent in
  * {@code selectNow()}, the agent blocks in {@code select()} until a channel is ready, a task arrives ({@link #execute}
@@ -95,7 +96,7 @@ final class IoAgent implements Agent {
             throw new UncheckedIOException("cannot open a selector", e);
         }
         idleStrategy = new SelectorIdleStrategy(spins, this::park);
-        thread = Thread.ofPlatform().daemon().name(name).unstarted(new AgentRunner(idleStrategy, this::onError, null, this));
+        thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
         thread.start();
     }
 
@@ -171,6 +172,34 @@ final class IoAgent implements Agent {
         watched.remove(endpoint);
         if (watched.isEmpty()) {
             nextSweep = Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * The agent's thread: duty cycles and the idle strategy until {@link #close}. Not Agrona's {@link AgentRunner},
+     * which also stops, silently, when it finds its thread interrupted between a cycle and the next: an interrupt
+     * there is a window no clearing inside the cycle closes, and every connection on the agent would hang unread.
+     */
+    private void run() {
+        try {
+            while (true) {
+                int work;
+                try {
+                    work = doWork();
+                } catch (final AgentTerminationException e) {
+                    return;
+                } catch (final RuntimeException e) {
+                    onError(e);
+                    work = 1;
+                }
+                try {
+                    idleStrategy.idle(work);
+                } catch (final RuntimeException e) {
+                    onError(e); // the blocking select failed: logged, and the loop goes on
+                }
+            }
+        } finally {
+            onClose();
         }
     }
 
@@ -257,9 +286,8 @@ final class IoAgent implements Agent {
     }
 
     /**
-     * Only {@link #close} ends an agent; its {@link AgentRunner} also stops, silently, when its thread is found
-     * interrupted after an idle duty cycle, and every connection on the agent would then hang unread. So an interrupt
-     * that reaches the agent thread is logged and cleared (the agent's loop before the runner ignored it too).
+     * Only {@link #close} ends an agent (see {@link #run}): an interrupt that reaches the agent thread is logged and
+     * cleared, since a select returns at once while one is pending.
      */
     private void clearStrayInterrupt() {
         if (Thread.interrupted()) {
@@ -271,8 +299,8 @@ final class IoAgent implements Agent {
 
     /**
      * An endpoint bug must not stop the agent: the endpoint has failed its own QP already, so the failure is logged
-     * and the loop goes on. Exceptions reach this through the {@link AgentRunner}; Errors, which the runner would
-     * rethrow and so end the thread (and every connection on it), are caught in the duty cycle and the park.
+     * and the loop goes on. Exceptions reach this from {@link #run}; Errors, which would end the thread (and every
+     * connection on it), are caught in the duty cycle and the park.
      */
     private void onError(final Throwable failure) {
         LOG.log(System.Logger.Level.ERROR, name + ": duty cycle failed", failure);
