@@ -287,7 +287,10 @@ class LunInventoryTest {
             final AtomicBoolean quiesced = new AtomicBoolean();
             final List<LunConfig> wanted = config(lun(0, true) + lun(5, false)).luns();
             final IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> inventory.reload(wanted, i -> { }, () -> quiesced.getAndSet(true) || true));
+                    () -> inventory.reload(wanted, i -> { }, () -> {
+                        quiesced.set(true);
+                        return true;
+                    }));
             assertTrue(e.getMessage().startsWith("LUN 5"), e.getMessage());
             assertSame(before, table.get(0), "the LUN it would have changed stays as it was");
             assertFalse(backend(0, 0).closed.get(), "and open");

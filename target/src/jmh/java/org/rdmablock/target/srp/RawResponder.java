@@ -8,6 +8,8 @@ import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.target.config.ChannelConfig;
 import org.rdmablock.target.config.IdentityConfig;
+import org.rdmablock.target.core.Channel;
+import org.rdmablock.target.core.WorkRequestIds;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;

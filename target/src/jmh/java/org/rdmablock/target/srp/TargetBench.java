@@ -10,6 +10,8 @@ import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TimeoutConfig;
+import org.rdmablock.target.core.CommandPipeline;
+import org.rdmablock.target.core.DeviceResources;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

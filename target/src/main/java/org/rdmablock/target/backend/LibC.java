@@ -27,7 +27,8 @@ import java.util.Locale;
  */
 final class LibC {
     /** open(2) flags, in octal as in the kernel's headers (asm-generic: x86-64, arm64 and ppc64 agree on these). */
-    static final int O_RDONLY = 0, O_RDWR = 2;
+    static final int O_RDONLY = 0;
+    static final int O_RDWR = 2;
     static final int O_CREAT = 0100;
     static final int O_DSYNC = 010000;
     /** The descriptor is not inherited by programs the daemon may start. */

@@ -91,7 +91,12 @@ public final class SummaryLine implements AutoCloseable {
     }
 
     private Totals totals() {
-        long reads = 0, writes = 0, others = 0, readBytes = 0, writeBytes = 0, queueDepth = 0;
+        long reads = 0;
+        long writes = 0;
+        long others = 0;
+        long readBytes = 0;
+        long writeBytes = 0;
+        long queueDepth = 0;
         for (final IoStats lun : statistics.luns().values()) {
             final IoSnapshot s = lun.snapshot();
             reads += s.readCommands();

@@ -2,6 +2,8 @@ package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.core.Channel;
+import org.rdmablock.target.core.ReceiveBuffers;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.QueuePair;

@@ -5,13 +5,14 @@ import org.rdmablock.protocol.srp.SrpBufferFormat;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDirectBuffer;
 import org.rdmablock.protocol.srp.SrpIndirectBuffer;
+import org.rdmablock.target.core.CommandSlot;
 
 import java.lang.foreign.MemorySegment;
 
 /**
  * Fills a command slot from an SRP_CMD the intake stage decoded: tag, LUN, CDB, the data lengths and the initiator's
  * descriptors, copied out of the IU into the slot's descriptor list (SRP's direct descriptors are the core's
- * {@link DataDescriptor} form as they are), or, for an indirect table the IU only points at, the table's address for
+ * {@link org.rdmablock.target.core.DataDescriptor} form as they are), or, for an indirect table the IU only points at, the table's address for
  * the core to fetch by RDMA READ (SRP r16a 5.5.4).
  *
  * <p>Thread: the intake stage's; its flyweights are its own.
@@ -26,17 +27,16 @@ final class SrpCommandLoader {
      */
     SenseCode load(final CommandSlot slot, final SrpChannel owner, final SrpCommand iu) {
         slot.begin(owner, iu.tag(), iu.lun());
-        slot.command.setCdb(iu.segment(), iu.cdbOffsetInSegment(), iu.cdbLength());
+        slot.command().setCdb(iu.segment(), iu.cdbOffsetInSegment(), iu.cdbLength());
         final int outFormat = iu.dataOutFormat();
         final int inFormat = iu.dataInFormat();
         if (outFormat != SrpBufferFormat.NONE && inFormat != SrpBufferFormat.NONE) {
             return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // bidirectional commands: none in SBC
         }
-        slot.dataOutLength = iu.dataOutLength();
-        slot.dataInLength = iu.dataInLength();
+        slot.dataLengths(iu.dataOutLength(), iu.dataInLength());
         if (iu.dataOutTableIsExternal() || iu.dataInTableIsExternal()) {
-            slot.readsDataOut = outFormat == SrpBufferFormat.INDIRECT;
-            final SrpIndirectBuffer table = slot.readsDataOut ? iu.dataOutIndirect(indirect) : iu.dataInIndirect(indirect);
+            slot.readsDataOut(outFormat == SrpBufferFormat.INDIRECT);
+            final SrpIndirectBuffer table = slot.readsDataOut() ? iu.dataOutIndirect(indirect) : iu.dataInIndirect(indirect);
             if (table.tableLength() % SrpDirectBuffer.LENGTH != 0 || table.tableLength() > CommandSlot.DESCRIPTOR_BYTES) {
                 return SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT; // more descriptors than a slot carries
             }
@@ -44,10 +44,10 @@ final class SrpCommandLoader {
             return null;
         }
         if (outFormat == SrpBufferFormat.DIRECT) {
-            slot.readsDataOut = true;
+            slot.readsDataOut(true);
             return loadDirect(slot, iu, iu.dataOutDescriptorOffset(), iu.dataOutDirect(direct));
         } else if (outFormat == SrpBufferFormat.INDIRECT) {
-            slot.readsDataOut = true;
+            slot.readsDataOut(true);
             return loadIndirect(slot, iu, iu.dataOutDescriptorOffset(), iu.dataOutIndirect(indirect), iu.dataOutDescriptorCount());
         } else if (inFormat == SrpBufferFormat.DIRECT) {
             return loadDirect(slot, iu, iu.dataInDescriptorOffset(), iu.dataInDirect(direct));

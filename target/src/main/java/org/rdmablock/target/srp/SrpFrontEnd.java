@@ -10,9 +10,21 @@ import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.target.core.Channel;
+import org.rdmablock.target.core.ChannelTable;
+import org.rdmablock.target.core.CommandPipeline;
+import org.rdmablock.target.core.CommandSlot;
+import org.rdmablock.target.core.CommandStatistics;
+import org.rdmablock.target.core.DataPhase;
+import org.rdmablock.target.core.DataRoom;
+import org.rdmablock.target.core.FrontEnd;
+import org.rdmablock.target.core.PipelineEvent;
+import org.rdmablock.target.core.SendPoster;
+import org.rdmablock.target.core.SlotPool;
+import org.rdmablock.target.core.WaitingRequests;
 import org.rdmablock.target.metrics.IoStats;
-import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.metrics.TargetStatistics.Count;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +46,8 @@ final class SrpFrontEnd implements FrontEnd {
     private static final Logger LOG = LoggerFactory.getLogger(CommandPipeline.class); // the pipeline's log, as before
     /** Bytes of an IU up to the end of its tag: a shorter one cannot be answered by tag. */
     private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
+    /** The LUN field of a slot whose IU was refused undecoded: no LUN task management names (it is answered at once). */
+    private static final long NO_LUN = -1L;
 
     private final SrpIuDecoder decoder = new SrpIuDecoder();
     /** Reads opcode, tag and LUN of an IU the decoder refused or did not look at (a waiting one). */
@@ -46,7 +60,6 @@ final class SrpFrontEnd implements FrontEnd {
     private final CommandStatistics commands;
     private final WaitingRequests waiting;
     private final ChannelTable channels;
-    private final IntakeInbox inbox;
     private final TargetStatistics statistics;
     private final SendPoster posts;
     private final long idleTimeoutNanos;
@@ -55,18 +68,15 @@ final class SrpFrontEnd implements FrontEnd {
     /** The waiting requests task management cancels (set per request; no allocation per call). */
     private final WaitingCancel waitingCancel = new WaitingCancel();
 
-    SrpFrontEnd(final SlotPool slots, final DataRoom room, final CommandStatistics commands, final WaitingRequests waiting,
-                final ChannelTable channels, final IntakeInbox inbox, final TargetStatistics statistics, final SendPoster posts,
-                final Duration idleTimeout) {
-        this.slots = slots;
+    SrpFrontEnd(final CoreParts core, final Duration idleTimeout) {
+        this.slots = core.slots();
         this.responses = SrpResponses.forSlots(slots.all());
-        this.room = room;
-        this.commands = commands;
-        this.waiting = waiting;
-        this.channels = channels;
-        this.inbox = inbox;
-        this.statistics = statistics;
-        this.posts = posts;
+        this.room = core.room();
+        this.commands = core.commands();
+        this.waiting = core.waiting();
+        this.channels = core.channels();
+        this.statistics = core.statistics();
+        this.posts = core.posts();
         this.idleTimeoutNanos = idleTimeout.toNanos();
     }
 
@@ -88,7 +98,7 @@ final class SrpFrontEnd implements FrontEnd {
                             final long arrivedNanos) {
         final SrpChannel channel = (SrpChannel) received; // the SRP target enters SRP channels only
         final MemorySegment region = channel.receiveSegment();
-        final long at = channel.receives.offset(receiveIndex);
+        final long at = channel.receiveOffset(receiveIndex);
         decoder.immediateDataOffset(channel.immediateDataOffset);
         final SrpDecodeError error = decoder.decode(region, at, length);
         // An IU too short to carry a tag cannot be answered by tag: it is no IU the target takes (logged out below).
@@ -107,17 +117,16 @@ final class SrpFrontEnd implements FrontEnd {
                         : taskManagement(channel, decoder.taskManagement());
                 statistics.add(Count.TASK_MANAGEMENT, 1);
                 channel.repostReceive(receiveIndex);
-                channel.outstandingCommands++;
+                channel.addOutstanding();
                 channel.creditsInUse.incrementAndGet();
                 final CommandSlot slot = slots.take();
-                responses[slot.index].respondToTaskManagement(slot, channel, tag, code);
+                responses[slot.index()].respondToTaskManagement(slot, channel, tag, code);
                 return true;
             }
             case SrpOpcode.I_LOGOUT -> {
-                LOG.info("{} logged out: SRP_I_LOGOUT; {} command(s) in flight", channel, channel.outstandingCommands);
-                channel.closing = true;
+                LOG.info("{} logged out: SRP_I_LOGOUT; {} command(s) in flight", channel, channel.outstandingCommands());
                 posts.flush(); // the responses this cycle made go before the disconnect, as they did unbatched
-                channel.disconnect();
+                channel.endByInitiator();
                 return true;
             }
             case SrpOpcode.CRED_RSP, SrpOpcode.AER_RSP -> {
@@ -130,8 +139,8 @@ final class SrpFrontEnd implements FrontEnd {
                     return false;
                 }
                 LOG.warn("{} sent an IU the target does not take (opcode {}, {}); logging it out", channel, opcode, error);
-                channel.outstandingCommands++;
-                channel.loggingOut = true;
+                channel.addOutstanding();
+                channel.loggingOut(true);
                 sendTargetLogout(channel, SrpTargetLogout.REASON_INVALID_IU_TYPE);
                 return true;
             }
@@ -147,15 +156,13 @@ final class SrpFrontEnd implements FrontEnd {
             // The tag is readable in any IU of 16 bytes or more (shorter ones are logged out); the decoder hands
             // out no flyweight for an invalid IU.
             final CommandSlot slot = slots.take();
-            slot.channel = channel;
-            slot.tag = header.wrap(channel.receiveSegment(), channel.receives.offset(receiveIndex)).tag();
-            slot.descriptorCount = 0;
-            slot.firstChunk = -1;
+            final SrpCommand refused = header.wrap(channel.receiveSegment(), channel.receiveOffset(receiveIndex));
+            slot.begin(channel, refused.tag(), NO_LUN);
             channel.repostReceive(receiveIndex);
-            channel.outstandingCommands++;
+            channel.addOutstanding();
             commands.track(slot, channel, IoStats.OTHER, null, arrivedNanos);
             takeCredit(channel);
-            slot.command.failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
+            slot.command().failWithoutExecuting(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT);
             return true;
         }
         final SrpCommand iu = decoder.command();
@@ -165,7 +172,7 @@ final class SrpFrontEnd implements FrontEnd {
                 && channel.nexusLunsChanged.compareAndSet(true, false)) {
             failure = SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED;
         }
-        final long needed = Math.max(slot.dataOutLength, slot.dataInLength);
+        final long needed = Math.max(slot.dataOutLength(), slot.dataInLength());
         if (failure == null && needed > room.maxIoSize()) {
             failure = SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT;
         }
@@ -173,27 +180,27 @@ final class SrpFrontEnd implements FrontEnd {
             return false; // wait for a buffer run; the slot was not taken
         }
         slots.take();
-        channel.outstandingCommands++;
+        channel.addOutstanding();
         commands.track(slot, channel, IoStats.kindOf(iu.cdbByte(0)), statistics.lun(LunAddress.decode(iu.lun())), arrivedNanos);
         if (!takeCredit(channel)) {
             // beyond the credit window: answered, never dropped (the spare receives make this possible)
-            channel.session.answeredBusy();
+            channel.session().answeredBusy();
             statistics.add(Count.BUSY, 1);
             room.release(slot);
             channel.repostReceive(receiveIndex);
-            slot.command.finishWithStatus(ScsiStatus.BUSY);
+            slot.command().finishWithStatus(ScsiStatus.BUSY);
             return true;
         }
         if (failure != null) {
             room.release(slot);
             channel.repostReceive(receiveIndex);
-            slot.command.failWithoutExecuting(failure);
+            slot.command().failWithoutExecuting(failure);
             return true;
         }
         room.attach(slot, needed);
         if (iu.dataOutFormat() == org.rdmablock.protocol.srp.SrpBufferFormat.IMMEDIATE) {
             MemorySegment.copy(iu.segment(), iu.immediateDataOffsetInSegment(channel.immediateDataOffset),
-                    slot.data.segment(), slot.dataOffset, slot.dataOutLength);
+                    slot.dataSegment(), slot.dataOffset(), slot.dataOutLength());
         }
         channel.repostReceive(receiveIndex); // everything the command needs is out of the IU now
         DataPhase.start(slot, event);
@@ -212,7 +219,7 @@ final class SrpFrontEnd implements FrontEnd {
     private boolean takeCredit(final SrpChannel channel) {
         final int inUse = channel.creditsInUse.incrementAndGet();
         if (inUse == channel.credits) {
-            channel.session.creditsExhausted();
+            channel.session().creditsExhausted();
             statistics.add(Count.CREDITS_EXHAUSTED, 1);
         }
         return inUse <= channel.credits;
@@ -242,9 +249,9 @@ final class SrpFrontEnd implements FrontEnd {
         final long taskTag = tm.taskTag();
         int aborted = 0;
         for (final CommandSlot slot : slots.all()) {
-            if (slot.inUse && slot.phase != CommandSlot.TIMED_OUT && slot.lunField == lun && (slot.channel == channel || allInitiators)
-                    && (!oneTask || slot.tag == taskTag) && slot.tag != tm.tag() && !slot.aborted) {
-                slot.aborted = true;
+            if (slot.abortable() && slot.lunField() == lun && (slot.channel() == channel || allInitiators)
+                    && (!oneTask || slot.tag() == taskTag) && slot.tag() != tm.tag()) {
+                slot.abort();
                 aborted++;
             }
         }
@@ -291,7 +298,7 @@ final class SrpFrontEnd implements FrontEnd {
             if (waiter == null || (waiter != requester && !allInitiators)) {
                 return false;
             }
-            final SrpCommand iu = header.wrap(waiter.receiveSegment(), waiter.receives.offset(receiveIndex));
+            final SrpCommand iu = header.wrap(waiter.receiveSegment(), waiter.receiveOffset(receiveIndex));
             if (iu.opcode() != SrpOpcode.CMD || iu.lun() != lun || oneTask && iu.tag() != taskTag) {
                 return false;
             }
@@ -302,31 +309,31 @@ final class SrpFrontEnd implements FrontEnd {
     }
 
     @Override
-    public void tick(final long now) {
+    public void tick(final long now, final boolean stopping) {
         SrpChannel single;
         while (slots.hasFree() && (single = endedBySingle.poll()) != null) {
-            if (!single.closing && !single.loggingOut && channels.get(single.id) == single) {
-                single.loggingOut = true;
-                single.outstandingCommands++;
+            if (!single.closing() && !single.loggingOut() && channels.get(single.id()) == single) {
+                single.loggingOut(true);
+                single.addOutstanding();
                 sendTargetLogout(single, SrpTargetLogout.REASON_MULTICHANNEL_ACTION);
             }
         }
         for (int i = 0; i < channels.capacity(); i++) {
             final SrpChannel channel = (SrpChannel) channels.get(i);
-            if (channel == null || channel.closing || channel.loggingOut || !slots.hasFree()) {
+            if (channel == null || channel.closing() || channel.loggingOut() || !slots.hasFree()) {
                 continue;
             }
-            final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands == 0
-                    && now - channel.lastActivityNanos > idleTimeoutNanos;
-            if (inbox.shuttingDown || idle) {
+            final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands() == 0
+                    && now - channel.lastActivityNanos() > idleTimeoutNanos;
+            if (stopping || idle) {
                 LOG.info("{}: logging it out (SRP_T_LOGOUT, {})", channel,
                         idle ? "idle longer than " + Duration.ofNanos(idleTimeoutNanos) : "the target is stopping");
-                channel.loggingOut = true;
-                channel.outstandingCommands++;
+                channel.loggingOut(true);
+                channel.addOutstanding();
                 sendTargetLogout(channel, idle ? SrpTargetLogout.REASON_INACTIVE_CHANNEL : SrpTargetLogout.REASON_NONE);
-            } else if (channel.outstandingCommands == 0 && channel.pendingCredits.get() > 0) {
+            } else if (channel.outstandingCommands() == 0 && channel.pendingCredits.get() > 0) {
                 // credits of dropped commands would otherwise wait for a response that may never come
-                channel.outstandingCommands++;
+                channel.addOutstanding();
                 sendCreditRequest(channel, channel.pendingCredits.getAndSet(0));
             }
         }
@@ -335,12 +342,12 @@ final class SrpFrontEnd implements FrontEnd {
     /** Takes a slot for an SRP_T_LOGOUT to {@code channel} with {@code reason}; it disconnects once sent. */
     private void sendTargetLogout(final SrpChannel channel, final int reason) {
         final CommandSlot slot = slots.take();
-        responses[slot.index].sendTargetLogout(slot, channel, reason);
+        responses[slot.index()].sendTargetLogout(slot, channel, reason);
     }
 
     /** Takes a slot for an SRP_CRED_REQ giving {@code channel} {@code delta} credits. */
     private void sendCreditRequest(final SrpChannel channel, final int delta) {
         final CommandSlot slot = slots.take();
-        responses[slot.index].sendCreditRequest(slot, channel, delta);
+        responses[slot.index()].sendCreditRequest(slot, channel, delta);
     }
 }

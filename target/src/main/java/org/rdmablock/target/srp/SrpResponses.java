@@ -9,6 +9,8 @@ import org.rdmablock.protocol.scsi.SenseFormat;
 import org.rdmablock.protocol.srp.SrpCreditRequest;
 import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
+import org.rdmablock.target.core.CommandSlot;
+import org.rdmablock.target.core.ResponseEncoder;
 
 import java.lang.foreign.MemorySegment;
 
@@ -68,9 +70,9 @@ final class SrpResponses implements ResponseEncoder {
 
     /** Starts the SRP_RSP of the slot's command with {@code status}; the credit its request took goes back with it. */
     private SrpChannel beginResponse(final CommandSlot slot, final int status) {
-        final SrpChannel ch = (SrpChannel) slot.channel; // the SRP target enters SRP channels only
+        final SrpChannel ch = (SrpChannel) slot.channel(); // the SRP target enters SRP channels only
         response.wrap(slot.responseSegment(), slot.responseOffset()).reset();
-        response.setTag(slot.tag).setRequestLimitDelta(ch.creditsToReturn()).setStatus(status);
+        response.setTag(slot.tag()).setRequestLimitDelta(ch.creditsToReturn()).setStatus(status);
         return ch;
     }
 
@@ -85,7 +87,7 @@ final class SrpResponses implements ResponseEncoder {
     /** Intake stage: tells the initiator the target ends the channel (SRP_T_LOGOUT with {@code reason}); disconnects once it has gone. */
     void sendTargetLogout(final CommandSlot slot, final SrpChannel owner, final int reason) {
         slot.takeMessage(owner, 0);
-        slot.disconnectAfter = true;
+        slot.disconnectAfterSending();
         logout.wrap(slot.responseSegment(), slot.responseOffset()).reset();
         logout.setReason(reason);
         slot.sendMessage(SrpTargetLogout.LENGTH);

@@ -7,6 +7,9 @@ import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.target.core.ChannelTable;
+import org.rdmablock.target.core.CommandSlot;
+import org.rdmablock.target.core.DeviceResources;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionId;
@@ -17,6 +20,8 @@ import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
 import org.rdmablock.verbs.VerbsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -24,13 +29,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * An SRP target on one verbs provider: listens on the configured address ({@link LoginListener}), logs initiators in
  * (one {@link SrpChannel} per RC connection: admitted, then accepted) and serves their commands through
- * the {@link CommandPipeline} of its {@link DeviceResources}.
+ * the {@link org.rdmablock.target.core.CommandPipeline} of its {@link DeviceResources}.
  *
  * <pre>
  *  login thread:  listen ─► connect request ─► LoginNegotiation ─► QP, receives ─► accept(LOGIN_RSP) / reject(LOGIN_REJ)
@@ -121,13 +124,13 @@ public final class SrpTarget implements AutoCloseable {
     /** Channels logged in now. */
     public int channelCount() {
         final DeviceResources d = device;
-        return d == null ? 0 : d.channels.count();
+        return d == null ? 0 : d.channels().count();
     }
 
     /** Commands answered since start. */
     public long commandsCompleted() {
         final DeviceResources d = device;
-        return d == null ? 0 : d.pipeline.commandsCompleted();
+        return d == null ? 0 : d.pipeline().commandsCompleted();
     }
 
     /**
@@ -141,7 +144,7 @@ public final class SrpTarget implements AutoCloseable {
     /** Free command slots and data chunks in use (what a leak test watches). */
     public String resourceSnapshot() {
         final DeviceResources d = device;
-        return d == null ? "no pipeline" : "free slots " + d.pipeline.freeSlots() + ", data chunks in use " + d.pipeline.dataChunksInUse();
+        return d == null ? "no pipeline" : "free slots " + d.pipeline().freeSlots() + ", data chunks in use " + d.pipeline().dataChunksInUse();
     }
 
     /**
@@ -153,10 +156,10 @@ public final class SrpTarget implements AutoCloseable {
         if (d == null) {
             return;
         }
-        final ChannelTable table = d.channels;
+        final ChannelTable table = d.channels();
         for (int i = 0; i < table.capacity(); i++) {
             final SrpChannel channel = (SrpChannel) table.get(i); // the SRP target enters SRP channels only
-            if (channel != null && channel.initiator.equals(initiator)) {
+            if (channel != null && channel.initiator().equals(initiator)) {
                 channel.nexusLunsChanged.set(true); // one flag per nexus: its channels share it
             }
         }
@@ -171,17 +174,17 @@ public final class SrpTarget implements AutoCloseable {
      */
     public boolean awaitCommandsInFlight(final Duration timeout) {
         final DeviceResources d = device;
-        return d == null || d.pipeline.awaitHandled(timeout);
+        return d == null || d.pipeline().awaitHandled(timeout);
     }
 
     int freeSlots() {
         final DeviceResources d = device;
-        return d == null ? config.pipeline().ringSize() : d.pipeline.freeSlots();
+        return d == null ? config.pipeline().ringSize() : d.pipeline().freeSlots();
     }
 
     int dataChunksInUse() {
         final DeviceResources d = device;
-        return d == null ? 0 : d.pipeline.dataChunksInUse();
+        return d == null ? 0 : d.pipeline().dataChunksInUse();
     }
 
     /** A login's virtual thread: admits the request and accepts it, or rejects it. */
@@ -208,10 +211,10 @@ public final class SrpTarget implements AutoCloseable {
             login.rejectReason = SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL;
             login.rejectWhy = "initiator " + login.initiator + " is on no LUN's access list";
         }
-        final int channelId = login.rejectReason == 0 ? d.channels.freeId() : -1;
+        final int channelId = login.rejectReason == 0 ? d.channels().freeId() : -1;
         if (login.rejectReason == 0 && channelId < 0) {
             login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
-            login.rejectWhy = "all " + d.channels.capacity() + " channels are in use";
+            login.rejectWhy = "all " + d.channels().capacity() + " channels are in use";
         }
         if (login.rejectReason != 0) {
             statistics.loginRejected();
@@ -223,7 +226,7 @@ public final class SrpTarget implements AutoCloseable {
             return null;
         }
         final int credits = config.channel().credits();
-        final QueuePair qp = request.createQueuePair(d.pd, new QueuePairInitAttributes(QueuePairType.RC, d.cq, d.cq, d.srq,
+        final QueuePair qp = request.createQueuePair(d.pd(), new QueuePairInitAttributes(QueuePairType.RC, d.cq(), d.cq(), d.srq(),
                 new QueuePairCapabilities(credits * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
         final SessionStats session = statistics.channelJoined(login.initiator);
@@ -231,7 +234,7 @@ public final class SrpTarget implements AutoCloseable {
         try {
             channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
                     (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
-                    readDepth(request.readDepths()), d.sharedReceives, session);
+                    readDepth(request.readDepths()), d.sharedReceives(), session);
         } catch (RuntimeException e) {
             statistics.channelLeft(session);
             throw e;
@@ -240,8 +243,8 @@ public final class SrpTarget implements AutoCloseable {
         // before the channel is published: it takes its nexus's unit attention flag from the others
         channel.multichannelResult = applyMultichannelAction(d, login, channel);
         channel.login = login;
-        d.channels.enter(channel);
-        request.onDisconnect(id -> d.pipeline.disconnected(channel));
+        d.channels().enter(channel);
+        request.onDisconnect(id -> d.pipeline().disconnected(channel));
         return channel;
     }
 
@@ -250,16 +253,16 @@ public final class SrpTarget implements AutoCloseable {
         final LoginNegotiation login = channel.login;
         final int credits = channel.credits;
         final int multichannel = channel.multichannelResult;
-        final int channelId = channel.id;
+        final int channelId = channel.id();
         final ConnectionId.ReadDepths depths = request.readDepths();
-        final int ord = channel.readDepth;
+        final int ord = channel.readDepth();
         final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerInitiatorDepth()) : 0;
         try {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
             // Nothing was served yet: the QP goes with the id, its receives without completions.
-            if (device.channels.remove(channel)) { // admitted: the device resources exist
-                statistics.channelLeft(channel.session);
+            if (device.channels().remove(channel)) { // admitted: the device resources exist
+                statistics.channelLeft(channel.session());
                 channel.release();
             }
             throw e;
@@ -280,14 +283,14 @@ public final class SrpTarget implements AutoCloseable {
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
     private static int applyMultichannelAction(final DeviceResources d, final LoginNegotiation login, final SrpChannel admitted) {
-        final ChannelTable channels = d.channels;
+        final ChannelTable channels = d.channels();
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < channels.capacity(); i++) {
             final SrpChannel other = (SrpChannel) channels.get(i);
-            if (other != null && other != admitted && other.initiator.equals(login.initiator)) {
+            if (other != null && other != admitted && other.initiator().equals(login.initiator)) {
                 // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
                 admitted.nexusLunsChanged = other.nexusLunsChanged;
-                if (!other.closing) {
+                if (!other.closing()) {
                     others.add(other);
                 }
             }
@@ -300,7 +303,7 @@ public final class SrpTarget implements AutoCloseable {
         }
         for (final SrpChannel other : others) {
             LOG.info("{} ending: the initiator logged in again with multichannel action SINGLE", other);
-            d.pipeline.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
+            ((SrpFrontEnd) d.pipeline().frontEnd()).endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
         }
         return SrpLoginResponse.MULTICHANNEL_TERMINATED;
     }
@@ -311,9 +314,10 @@ public final class SrpTarget implements AutoCloseable {
      */
     private DeviceResources deviceFor(final DeviceContext connectionContext) {
         if (device == null) {
-            device = new DeviceResources(connectionContext, config, statistics, provider.registrationPinsMemory());
+            device = new DeviceResources(connectionContext, config, statistics, provider.registrationPinsMemory(),
+                    core -> new SrpFrontEnd(core, config.timeouts().idle()));
         }
-        return device.context == connectionContext ? device : null;
+        return device.context() == connectionContext ? device : null;
     }
 
     /** Stops listening, disconnects every channel and releases the device resources. */

@@ -14,6 +14,7 @@ import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
+import org.rdmablock.target.core.CommandSlot;
 import org.rdmablock.verbs.WcStatus;
 
 import java.lang.foreign.ValueLayout;

@@ -5,6 +5,7 @@ import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
 import org.rdmablock.protocol.srp.SrpTaskManagement;
 import org.rdmablock.target.LogCapture;
+import org.rdmablock.target.core.CommandPipeline;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionRejectedException;
 

@@ -12,6 +12,7 @@ import org.rdmablock.protocol.srp.SrpBufferFormat;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDirectBuffer;
 import org.rdmablock.protocol.srp.SrpIndirectBuffer;
+import org.rdmablock.target.core.CommandSlot;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -2,6 +2,7 @@ package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.srp.SrpInformationUnit;
 import org.rdmablock.protocol.srp.SrpResponse;
+import org.rdmablock.target.core.WorkRequestIds;
 import org.rdmablock.verbs.AddressHandle;
 import org.rdmablock.verbs.AddressHandleAttributes;
 import org.rdmablock.verbs.CompletionQueue;
@@ -28,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Verbs that move nothing, for driving the {@link CommandPipeline} without a transport: a protection domain whose
+ * Verbs that move nothing, for driving the {@link org.rdmablock.target.core.CommandPipeline} without a transport: a protection domain whose
  * regions are the memory handed to it, and queue pairs that count what is posted. A signaled RDMA READ or SEND
  * puts its completion on a {@link Completions} ring, as a CQ would, for the test's poller to publish; a posted
  * receive puts its index on the QP's {@link Receives} ring, for the test's "initiator" to send an IU into. Posting

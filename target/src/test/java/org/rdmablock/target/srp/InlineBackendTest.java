@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.core.DeviceResources;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;

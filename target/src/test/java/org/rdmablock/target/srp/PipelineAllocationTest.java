@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The pipeline allocates nothing per command: a million 4 KiB commands of each mix through the
- * {@link CommandPipeline} ({@link PipelineHarness}: fake verbs, a backend that touches no data), counted with the JVM's per-thread
+ * {@link org.rdmablock.target.core.CommandPipeline} ({@link PipelineHarness}: fake verbs, a backend that touches no data), counted with the JVM's per-thread
  * allocation counters on every thread a command runs on — the injecting thread (poller and initiator), the intake
  * stage and both backend threads — after a warm-up. The statistics are recorded all the while (LUN 0's and each
  * channel's session's counters and latency recorders): the test checks that every command was.
@@ -38,7 +38,7 @@ class PipelineAllocationTest {
 
     /**
      * {@code backend_threads = 0}: the injecting thread is the poller and runs every command, its posts gathered per
-     * cycle ({@link SendBatch}); sixteen IUs per channel per cycle, so that each cycle's chains hold many commands.
+     * cycle ({@link org.rdmablock.target.core.SendBatch}); sixteen IUs per channel per cycle, so that each cycle's chains hold many commands.
      */
     @ParameterizedTest
     @EnumSource(PipelineHarness.Mix.class)
@@ -88,38 +88,36 @@ class PipelineAllocationTest {
     }
 
     private static void measure(final PipelineHarness harness, final PipelineHarness.Mix mix) {
-        {
-            harness.mix(mix);
-            harness.run(WARMUP);
-            final long[] threads = harness.commandThreadIds();
-            allocated(threads);
-            final long first = allocated(threads);
-            final long before = allocated(threads);
-            final long counting = before - first; // what reading the counters allocates
-            final long[] perThreadBefore = MX.getThreadAllocatedBytes(threads);
-            final long postsBefore = harness.posts;
-            final long callsBefore = harness.postCalls(0) + harness.postCalls(1);
-            final long start = System.nanoTime();
-            harness.run(MEASURED);
-            final long nanos = System.nanoTime() - start;
-            final long[] perThreadAfter = MX.getThreadAllocatedBytes(threads);
-            final long after = allocated(threads);
-            final long bytes = after - before - counting;
-            if (bytes > ONE_TIME_BYTES) {
-                for (int i = 0; i < threads.length; i++) {
-                    System.out.printf("  thread %s: %d bytes%n", i == 0 ? "injecting" : harness.pipelineThreads().get(i - 1).getName(),
-                            perThreadAfter[i] - perThreadBefore[i]);
-                }
+        harness.mix(mix);
+        harness.run(WARMUP);
+        final long[] threads = harness.commandThreadIds();
+        allocated(threads);
+        final long first = allocated(threads);
+        final long before = allocated(threads);
+        final long counting = before - first; // what reading the counters allocates
+        final long[] perThreadBefore = MX.getThreadAllocatedBytes(threads);
+        final long postsBefore = harness.posts;
+        final long callsBefore = harness.postCalls(0) + harness.postCalls(1);
+        final long start = System.nanoTime();
+        harness.run(MEASURED);
+        final long nanos = System.nanoTime() - start;
+        final long[] perThreadAfter = MX.getThreadAllocatedBytes(threads);
+        final long after = allocated(threads);
+        final long bytes = after - before - counting;
+        if (bytes > ONE_TIME_BYTES) {
+            for (int i = 0; i < threads.length; i++) {
+                System.out.printf("  thread %s: %d bytes%n", i == 0 ? "injecting" : harness.pipelineThreads().get(i - 1).getName(),
+                        perThreadAfter[i] - perThreadBefore[i]);
             }
-            harness.drain();
-            System.out.printf("pipeline %s: %d bytes allocated over %d commands (%.4f bytes/command) on %d threads;"
-                            + " %.2f work requests and %.3f postSend calls per command; %.0f commands/s%n", mix, bytes,
-                    MEASURED, bytes / (double) MEASURED, threads.length, (harness.posts - postsBefore) / (double) MEASURED,
-                    (harness.postCalls(0) + harness.postCalls(1) - callsBefore) / (double) MEASURED, MEASURED / (nanos / 1e9));
-            assertEquals(0, harness.failed, "responses that were not GOOD");
-            assertTrue(bytes <= ONE_TIME_BYTES, mix + " allocated " + bytes + " bytes over " + MEASURED + " commands");
-            assertRecorded(harness);
         }
+        harness.drain();
+        System.out.printf("pipeline %s: %d bytes allocated over %d commands (%.4f bytes/command) on %d threads;"
+                        + " %.2f work requests and %.3f postSend calls per command; %.0f commands/s%n", mix, bytes,
+                MEASURED, bytes / (double) MEASURED, threads.length, (harness.posts - postsBefore) / (double) MEASURED,
+                (harness.postCalls(0) + harness.postCalls(1) - callsBefore) / (double) MEASURED, MEASURED / (nanos / 1e9));
+        assertEquals(0, harness.failed, "responses that were not GOOD");
+        assertTrue(bytes <= ONE_TIME_BYTES, mix + " allocated " + bytes + " bytes over " + MEASURED + " commands");
+        assertRecorded(harness);
     }
 
     /** Every command the harness saw answered was recorded into LUN 0's and its session's figures, with its latency. */

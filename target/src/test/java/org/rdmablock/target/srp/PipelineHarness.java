@@ -6,6 +6,10 @@ import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.core.ChannelTable;
+import org.rdmablock.target.core.CommandPipeline;
+import org.rdmablock.target.core.DeviceResources;
+import org.rdmablock.target.core.WorkRequestIds;
 import org.rdmablock.target.metrics.TargetStatistics;
 
 import java.lang.foreign.Arena;
@@ -107,7 +111,7 @@ final class PipelineHarness implements AutoCloseable {
         statistics.lunsServed(List.of(0));
         final ChannelTable table = new ChannelTable(channelCount, false);
         pipeline = new CommandPipeline(pd, ringSize, DeviceResources.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, table,
-                java.time.Duration.ZERO, java.time.Duration.ZERO, null, statistics, false, inPlace);
+                java.time.Duration.ZERO, null, statistics, false, inPlace, core -> new SrpFrontEnd(core, java.time.Duration.ZERO));
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);
@@ -282,7 +286,7 @@ final class PipelineHarness implements AutoCloseable {
             final CommandIus.Kind kind = nextKind();
             final int buffer = c * receiveCount + index;
             final MemorySegment buffers = channels[c].receiveSegment();
-            final long at = channels[c].receives.offset(index);
+            final long at = channels[c].receiveOffset(index);
             if (bufferKind[buffer] != kind.ordinal() + 1) {
                 MemorySegment.copy(templates[kind.ordinal()], 0, buffers, at, templateLength[kind.ordinal()]);
                 bufferKind[buffer] = (byte) (kind.ordinal() + 1);

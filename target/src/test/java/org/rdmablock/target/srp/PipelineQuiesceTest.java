@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.protocol.scsi.ForwardingBackend;
+import org.rdmablock.target.core.CommandPipeline;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;

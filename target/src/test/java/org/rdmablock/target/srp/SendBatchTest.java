@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The poller thread's posts with {@code backend_threads = 0} ({@link SendBatch}): what one duty cycle's work posts goes
+ * The poller thread's posts with {@code backend_threads = 0} ({@link org.rdmablock.target.core.SendBatch}): what one duty cycle's work posts goes
  * as one chain per queue pair, and a chain the QP refuses part way frees every slot whose requests did not go.
  * Driven through {@link PipelineHarness} (fake verbs), whose thread is the poller.
  */

@@ -10,6 +10,7 @@ import org.rdmablock.protocol.srp.SrpOpcode;
 import org.rdmablock.protocol.srp.SrpResponse;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.core.CommandPipeline;
 import org.rdmablock.target.srp.TestInitiator.Response;
 
 import java.time.Duration;

@@ -1,0 +1,25 @@
+package org.rdmablock.target.core;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * What other threads hand the intake stage, which takes it on its housekeeping tick: slots back without a completion,
+ * channels whose connection ended, and the word that the target is stopping. The
+ * poller's idle tick comes at once while any of it waits ({@link #hasWork}).
+ *
+ * <p>Threads: provider threads (disconnects), backend and blocking-call threads
+ * (returned slots), the closing thread (stop) add; the intake stage alone takes.
+ */
+final class IntakeInbox {
+    /** Slots back without a completion (refused posts, dropped commands' returned backend calls). */
+    final ReturnedSlots returned = new ReturnedSlots();
+    /** Channels whose connection ended (rdma_cm's disconnect, on a provider thread). */
+    final ConcurrentLinkedQueue<Channel> disconnected = new ConcurrentLinkedQueue<>();
+    /** From now on the intake stage logs every channel out. */
+    volatile boolean shuttingDown;
+
+    /** Whether anything waits that only a tick brings the intake stage to. */
+    boolean hasWork() {
+        return !returned.isEmpty() || !disconnected.isEmpty();
+    }
+}
