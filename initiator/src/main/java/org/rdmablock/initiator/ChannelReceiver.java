@@ -7,7 +7,6 @@ import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ReceiveWorkRequest;
 import org.rdmablock.verbs.WorkCompletions;
 
-import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 
 /**

@@ -29,7 +29,6 @@ public final class SenseData {
     /** No field pointer. */
     public static final int NO_FIELD = -1;
 
-
     private SenseData() {
     }
 

@@ -215,6 +215,7 @@ class FuzzRunnerTest {
     void shrinksToASmallInputOfTheSameFailure() {
         record Input(byte[] bytes, int other) {
         }
+
         FuzzRunner.Property<Input> property = in -> {
             for (byte b : in.bytes()) {
                 if (b == 0x42) {
@@ -250,6 +251,7 @@ class FuzzRunnerTest {
     void describeRendersBytesAsHexInsideRecordsAndLists() {
         record Inner(byte[] data, int n) {
         }
+
         assertEquals("Inner[data=(2 bytes) 00ff, n=3]", FuzzRunner.describe(new Inner(new byte[]{0, -1}, 3)));
         assertEquals("[(1 bytes) 7f, x]", FuzzRunner.describe(List.of(new byte[]{0x7F}, "x")));
     }

@@ -35,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 final class BenchWorker {
     /** Highest latency the recorders hold: a minute (longer ones are recorded as a minute). */
     static final long HIGHEST_LATENCY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
     /** How a bench thread waits for completions ({@code --wait}). */
     enum WaitMode {
         /** Spin a little, yield a while, then park until a completion unparks the thread. */
@@ -52,6 +53,7 @@ final class BenchWorker {
             this.yields = yields;
         }
     }
+
     /** Empty polls a thread that drives the channels spins through before it yields (whatever {@link WaitMode}). */
     private static final int DRIVING_SPINS = 32;
     /** Longest park: the thread looks at the clock at least this often. */

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Timeout;
 import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.tools.session.EmbeddedTarget;
-import org.rdmablock.verbs.MemoryRegion;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -36,11 +36,11 @@ class CompareReferencesTest {
     /** The receiver part of an iperf3 3.x JSON report, as {@code -J} prints it. */
     private static final String REPORT = """
         {
-        	"start":	{ "connected": [{ "socket": 5 }], "test_start": { "protocol": "TCP", "num_streams": 1, "blksize": 131072 } },
-        	"end":	{
-        		"sum_sent":	{ "start": 0, "end": 0.1, "seconds": 0.1, "bytes": 536870912, "bits_per_second": 4.2e+10, "retransmits": 0, "sender": true },
-        		"sum_received":	{ "start": 0, "end": 0.1, "seconds": 0.1, "bytes": 536870912, "bits_per_second": 40000000000, "sender": true }
-        	}
+        \t"start":\t{ "connected": [{ "socket": 5 }], "test_start": { "protocol": "TCP", "num_streams": 1, "blksize": 131072 } },
+        \t"end":\t{
+        \t\t"sum_sent":\t{ "start": 0, "end": 0.1, "seconds": 0.1, "bytes": 536870912, "bits_per_second": 4.2e+10, "retransmits": 0, "sender": true },
+        \t\t"sum_received":\t{ "start": 0, "end": 0.1, "seconds": 0.1, "bytes": 536870912, "bits_per_second": 40000000000, "sender": true }
+        \t}
         }
         """;
 

@@ -1,5 +1,6 @@
 package org.rdmablock.tools.perf;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -93,14 +95,11 @@ class PerfToolsTest {
         }
     }
 
-    private static int awaitListening(final java.io.ByteArrayOutputStream serverLog) throws InterruptedException {
+    private static int awaitListening(final java.io.ByteArrayOutputStream serverLog) {
         final java.util.regex.Pattern listening = java.util.regex.Pattern.compile("listening on .*:(\\d+)");
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        java.util.regex.Matcher line;
-        while (!(line = listening.matcher(serverLog.toString())).find()) {
-            assertTrue(System.nanoTime() < deadline, "server never listened: " + serverLog);
-            Thread.sleep(10);
-        }
+        final java.util.regex.Matcher line = await("the rping server listening").atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> listening.matcher(serverLog.toString()), java.util.regex.Matcher::find);
         return Integer.parseInt(line.group(1));
     }
 

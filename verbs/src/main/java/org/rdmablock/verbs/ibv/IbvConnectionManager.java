@@ -44,7 +44,7 @@ final class IbvConnectionManager implements ConnectionManager {
     static final int IWARP_PRIVATE_DATA = 252;
     /** What every connect, accept and reject carries on any transport: an IB REQ's. */
     static final int MAX_PRIVATE_DATA = IB_REQ_PRIVATE_DATA;
-    /** enum ibv_transport_type */
+    /** enum ibv_transport_type: iWARP. */
     static final int IBV_TRANSPORT_IWARP = 1;
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;

@@ -50,6 +50,7 @@ final class IbvContext implements DeviceContext {
         this.device = new Device(Native.string(Rdma.ibv_get_device_name(dev)), Long.reverseBytes(Rdma.ibv_get_device_guid(dev)));
         this.shared = SharedContext.attach(context, this);
     }
+
     /** An RDMA device as the native provider lists it. */
     final class Device implements RdmaDevice {
         private final String name;

@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AddressHandle;
 import org.rdmablock.verbs.AddressHandleAttributes;
-import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.MemoryWindow;
 import org.rdmablock.verbs.ProtectionDomain;

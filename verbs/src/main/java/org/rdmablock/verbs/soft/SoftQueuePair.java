@@ -1,6 +1,5 @@
 package org.rdmablock.verbs.soft;
 
-
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.AsyncEvent;
 import org.rdmablock.verbs.PostFailedException;

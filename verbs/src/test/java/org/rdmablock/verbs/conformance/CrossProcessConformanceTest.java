@@ -165,6 +165,7 @@ class CrossProcessConformanceTest {
             assertEquals(QueuePairState.ERR, remote.qp.state());
         }
     }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void pausedPeerProcessFailsWaitingWorkWithRetryExceeded(final ProviderFixture fixture) throws Exception {

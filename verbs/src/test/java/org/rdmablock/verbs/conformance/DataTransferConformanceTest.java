@@ -332,6 +332,7 @@ class DataTransferConformanceTest {
             assertStartsWith(reply, pair.acceptData);
         }
     }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("org.rdmablock.verbs.conformance.Fixtures#providers")
     void rdmaWriteGathersAndRdmaReadScattersSeveralElements(final ProviderFixture fixture) throws Exception {

@@ -32,7 +32,7 @@ import org.rdmablock.verbs.WorkCompletions;
  * patterned 1 MiB region (its address and rkey travel in the accept's private data) and echoes every SEND back.
  * Prints {@code LISTENING <port>} when ready; exits when the connection ends.
  *
- * <p>Usage: {@code RemotePeer <provider> <address> <seed>}
+ * <p>Usage: {@code RemotePeer PROVIDER ADDRESS SEED}
  */
 public final class RemotePeer {
     static final int REGION_SIZE = 1 << 20;

@@ -3,25 +3,16 @@ package org.rdmablock.verbs.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.foreign.Arena;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionQueue;
-import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
-import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.MemoryRegion;
-import org.rdmablock.verbs.ProtectionDomain;
-import org.rdmablock.verbs.QueuePair;
-import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairState;
-import org.rdmablock.verbs.QueuePairType;
 import org.rdmablock.verbs.SendFlags;
 import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.SendWorkRequest;

@@ -5,7 +5,7 @@ import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
- * Framing of an MPA FPDU without markers (RFC 5044 §4.2):
+ * Framing of an MPA FPDU without markers (RFC 5044 §4.2).
  *
  * <pre>
  *   0 ULPDU_Length (2, big-endian): bytes of the DDP segment that follows
