@@ -7,6 +7,7 @@ import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.posix.LibC;
 
 /**
  * A LUN in a sparse file (or a block device), with positional I/O through the C library: pread into and pwrite from

@@ -8,6 +8,7 @@ import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.verbs.AccessFlags;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.ProtectionDomain;
+import org.rdmablock.verbs.posix.LibC;
 
 /**
  * A LUN in native memory, lost when the daemon exits: for tests, benchmarks and scratch devices. The memory is a

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.LunConfig.BackendKind;
+import org.rdmablock.verbs.posix.LibC;
 
 /**
  * What a file LUN does for a caller that must not wait (its callback names a {@link DeferredCall}: the poller with

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
+import org.rdmablock.verbs.posix.LibC;
 
 /**
  * The backend contract for a file opened O_DIRECT (4096-byte blocks only), and its alignment rule: a misaligned

@@ -11,6 +11,7 @@ import org.rdmablock.verbs.VerbsException;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.ibv_comp_channel;
 import org.rdmablock.verbs.ibv.bindings.pollfd;
+import org.rdmablock.verbs.posix.LibC;
 
 /**
  * A completion channel ({@code struct ibv_comp_channel}): waits with poll(2) on its fd and on an eventfd that
@@ -46,7 +47,11 @@ final class IbvCompletionChannel implements CompletionChannel {
     IbvCompletionChannel(final IbvContext context, final MemorySegment channel) {
         this.context = context;
         this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
-        this.wakeFd = LibC.eventfd(0, LibC.EFD_SEMAPHORE | LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
+        final int fd = LibC.eventfd(0, LibC.EFD_SEMAPHORE | LibC.EFD_NONBLOCK | LibC.EFD_CLOEXEC);
+        if (fd < 0) {
+            throw Native.failure("eventfd", -fd);
+        }
+        this.wakeFd = fd;
         fds = arena.allocate(pollfd.layout(), 2);
         channelFd = fds.asSlice(0, pollfd.sizeof());
         wakeFdEntry = fds.asSlice(pollfd.sizeof(), pollfd.sizeof());

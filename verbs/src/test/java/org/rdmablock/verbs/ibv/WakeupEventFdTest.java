@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.verbs.ibv.bindings.Rdma;
 import org.rdmablock.verbs.ibv.bindings.pollfd;
+import org.rdmablock.verbs.posix.LibC;
 
 /**
  * The wake-up path of the native completion channel without a device: the hand-linked eventfd(2), write(2) and

@@ -1,4 +1,4 @@
-package org.rdmablock.target.backend;
+package org.rdmablock.verbs.posix;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

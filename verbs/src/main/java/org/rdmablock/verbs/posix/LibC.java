@@ -1,4 +1,4 @@
-package org.rdmablock.target.backend;
+package org.rdmablock.verbs.posix;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -11,9 +11,11 @@ import java.lang.invoke.VarHandle;
 import java.util.Locale;
 
 /**
- * The C library calls of the file and memory backends, linked by hand through the FFM API: open, pread, pwrite,
- * fdatasync, fallocate, ftruncate, lseek, close, mmap, munmap, madvise, mincore. Every call returns {@code -errno} on
- * failure, so that a caller reads the result and the error in one value; errno is captured by the downcall
+ * The C library calls the generated bindings do not cover (they hold only rdma-core's functions and poll), linked by
+ * hand through the FFM API, one binding for every module: for the target's file and memory backends open, pread,
+ * pwrite, fdatasync, fallocate, ftruncate, lseek, close, mmap, munmap, madvise, mincore; for the native provider's
+ * completion channel eventfd and the read and write of its descriptor. Every call but read and write returns
+ * {@code -errno} on failure, so that a caller reads the result and the error in one value; errno is captured by the downcall
  * ({@code captureCallState}), as the JVM may change it before a second call could read it.
  *
  * <p>pread and pwrite are called through handles that do not capture errno: a capturing downcall slices its state
@@ -25,44 +27,51 @@ import java.util.Locale;
  * and the I/O path must not. Callers check the bounds first. This is sound on the 64-bit Linux ABIs, where a pointer
  * and a {@code long} travel in the same register. Any thread may call; the errno capture area is per thread.
  */
-final class LibC {
+public final class LibC {
     /** open(2) flags, in octal as in the kernel's headers (asm-generic: x86-64, arm64 and ppc64 agree on these). */
-    static final int O_RDONLY = 0;
-    static final int O_RDWR = 2;
-    static final int O_CREAT = 0100;
-    static final int O_DSYNC = 010000;
+    public static final int O_RDONLY = 0;
+    public static final int O_RDWR = 2;
+    public static final int O_CREAT = 0100;
+    public static final int O_DSYNC = 010000;
     /** The descriptor is not inherited by programs the daemon may start. */
-    static final int O_CLOEXEC = 02000000;
+    public static final int O_CLOEXEC = 02000000;
     /** O_DIRECT differs between architectures (asm-generic, arm64, powerpc). */
-    static final int O_DIRECT = switch (System.getProperty("os.arch")) {
+    public static final int O_DIRECT = switch (System.getProperty("os.arch")) {
         case "aarch64", "arm" -> 0200000;
         case "ppc64le", "ppc64" -> 0400000;
         default -> 040000;
     };
-    static final int SEEK_END = 2;
+    public static final int SEEK_END = 2;
     /** fallocate(2): deallocate the range (it reads zeroes) without changing the file's size. */
-    static final int FALLOC_FL_KEEP_SIZE = 1;
-    static final int FALLOC_FL_PUNCH_HOLE = 2;
-    static final int PROT_READ_WRITE = 3;
-    static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
-    static final int PROT_READ = 1;
-    static final int MAP_SHARED = 0x01;
+    public static final int FALLOC_FL_KEEP_SIZE = 1;
+    public static final int FALLOC_FL_PUNCH_HOLE = 2;
+    public static final int PROT_READ_WRITE = 3;
+    public static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+    public static final int PROT_READ = 1;
+    public static final int MAP_SHARED = 0x01;
     /** madvise(2): a private anonymous range reads zeroes afterwards and its pages go back to the kernel. */
-    static final int MADV_DONTNEED = 4;
-    static final int SC_PAGESIZE = 30;
+    public static final int MADV_DONTNEED = 4;
+    public static final int SC_PAGESIZE = 30;
     /** preadv2(2): fail with EAGAIN rather than wait for data the page cache does not hold (Linux 4.14). */
-    static final int RWF_NOWAIT = 0x08;
+    public static final int RWF_NOWAIT = 0x08;
+
+    /** eventfd(2) flags: each read takes one wakeup, reads never block, the descriptor is not inherited. */
+    public static final int EFD_SEMAPHORE = 1;
+    public static final int EFD_NONBLOCK = 0x800;
+    public static final int EFD_CLOEXEC = 0x80000;
+    /** poll(2) event: data to read. */
+    public static final short POLLIN = 1;
 
     /** The errnos the backends act on. */
-    static final int EINTR = 4;
-    static final int EIO = 5;
-    static final int EAGAIN = 11;
-    static final int EBADF = 9;
-    static final int EFAULT = 14;
-    static final int EINVAL = 22;
-    static final int ENOSPC = 28;
-    static final int EOPNOTSUPP = 95;
-    static final int EDQUOT = 122;
+    public static final int EINTR = 4;
+    public static final int EIO = 5;
+    public static final int EAGAIN = 11;
+    public static final int EBADF = 9;
+    public static final int EFAULT = 14;
+    public static final int EINVAL = 22;
+    public static final int ENOSPC = 28;
+    public static final int EOPNOTSUPP = 95;
+    public static final int EDQUOT = 122;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MemoryLayout CALL_STATE = Linker.Option.captureStateLayout();
@@ -94,9 +103,13 @@ final class LibC {
     private static final MethodHandle MADVISE = link("madvise", FunctionDescriptor.of(INT, LONG, LONG, INT));
     /** mincore(2), not capturing errno: called per in-place read, where a failure only means "copy instead". */
     private static final MethodHandle MINCORE = LINKER.downcallHandle(function("mincore"), FunctionDescriptor.of(INT, LONG, LONG, LONG));
+    private static final MethodHandle EVENTFD = link("eventfd", FunctionDescriptor.of(INT, INT, INT));
+    private static final FunctionDescriptor STREAM = FunctionDescriptor.of(LONG, INT, ValueLayout.ADDRESS, LONG);
+    private static final MethodHandle READ = LINKER.downcallHandle(function("read"), STREAM);
+    private static final MethodHandle WRITE = LINKER.downcallHandle(function("write"), STREAM);
     private static final MethodHandle SYSCONF = link("sysconf", FunctionDescriptor.of(LONG, INT));
     /** The size of a memory page (declared after the handles {@link #pageSize()} calls). */
-    static final long PAGE_SIZE = pageSize();
+    public static final long PAGE_SIZE = pageSize();
 
     private LibC() {
     }
@@ -115,24 +128,24 @@ final class LibC {
     }
 
     /** Whether the calls here work on this system: the flags and the ABI assumptions are Linux's. */
-    static boolean supported() {
+    public static boolean supported() {
         return System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux");
     }
 
     /** open(path, flags, mode): a descriptor, or -errno. */
-    static int open(String path, int flags, int mode) {
+    public static int open(String path, int flags, int mode) {
         try (Arena arena = Arena.ofConfined()) {
             return (int) control(OPEN, "open", arena.allocateFrom(path), flags, mode);
         }
     }
 
     /** pread(fd, address, count, offset): bytes read (0 at end of file), or -errno. Allocates nothing when it succeeds. */
-    static long pread(int fd, long address, long count, long offset) {
+    public static long pread(int fd, long address, long count, long offset) {
         return transfer(PREAD, PREAD_ERRNO, fd, address, count, offset);
     }
 
     /** pwrite(fd, address, count, offset): bytes written, or -errno. Allocates nothing when it succeeds. */
-    static long pwrite(int fd, long address, long count, long offset) {
+    public static long pwrite(int fd, long address, long count, long offset) {
         return transfer(PWRITE, PWRITE_ERRNO, fd, address, count, offset);
     }
 
@@ -141,7 +154,7 @@ final class LibC {
      * thread's own): bytes read, or a negative value when the read would wait or failed (errno is not read, which would
      * allocate: the caller makes the read again the blocking way, which learns why). Allocates nothing.
      */
-    static long preadNoWait(int fd, MemorySegment iovec, long address, long count, long offset) {
+    public static long preadNoWait(int fd, MemorySegment iovec, long address, long count, long offset) {
         iovec.set(LONG, 0, address);
         iovec.set(LONG, 8, count);
         try {
@@ -156,7 +169,7 @@ final class LibC {
      * reads or answers EAGAIN (not EOPNOTSUPP, EINVAL or ENOSYS: a file system or kernel without it), and the C library
      * has preadv2.
      */
-    static boolean supportsReadNoWait(int fd) {
+    public static boolean supportsReadNoWait(int fd) {
         if (PREADV2 == null) {
             return false;
         }
@@ -189,7 +202,7 @@ final class LibC {
     }
 
     /** fdatasync(fd): 0 or -errno. Not repeated on failure: a write-back error is reported once, to the first call. */
-    static int fdatasync(int fd) {
+    public static int fdatasync(int fd) {
         MemorySegment state = STATE.get();
         int result;
         try {
@@ -201,32 +214,32 @@ final class LibC {
     }
 
     /** fallocate(fd, mode, offset, length): 0 or -errno. */
-    static int fallocate(int fd, int mode, long offset, long length) {
+    public static int fallocate(int fd, int mode, long offset, long length) {
         return (int) control(FALLOCATE, "fallocate", fd, mode, offset, length);
     }
 
     /** ftruncate(fd, length): 0 or -errno. */
-    static int ftruncate(int fd, long length) {
+    public static int ftruncate(int fd, long length) {
         return (int) control(FTRUNCATE, "ftruncate", fd, length);
     }
 
     /** The size of the file behind {@code fd} (lseek to its end), or -errno. */
-    static long size(int fd) {
+    public static long size(int fd) {
         return control(LSEEK, "lseek", fd, 0L, SEEK_END);
     }
 
     /** close(fd): 0 or -errno. */
-    static int close(int fd) {
+    public static int close(int fd) {
         return (int) control(CLOSE, "close", fd);
     }
 
     /** A private anonymous read-write mapping of {@code length} bytes: its address, or -errno. */
-    static long mapAnonymous(long length) {
+    public static long mapAnonymous(long length) {
         return control(MMAP, "mmap", 0L, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0L);
     }
 
     /** A shared read-only mapping of the first {@code length} bytes of {@code fd}: its address, or -errno. */
-    static long mapFileReadOnly(int fd, long length) {
+    public static long mapFileReadOnly(int fd, long length) {
         return control(MMAP, "mmap", 0L, length, PROT_READ, MAP_SHARED, fd, 0L);
     }
 
@@ -234,7 +247,7 @@ final class LibC {
      * Whether every page of {@code [address, address + length)} is in memory now (mincore(2), from the page that holds
      * {@code address}): one byte per page is written to {@code vector}, which must hold them. False when the call fails.
      */
-    static boolean resident(long address, long length, MemorySegment vector) {
+    public static boolean resident(long address, long length, MemorySegment vector) {
         long start = address & -PAGE_SIZE;
         long span = address + length - start;
         long pages = (span + PAGE_SIZE - 1) / PAGE_SIZE;
@@ -259,12 +272,12 @@ final class LibC {
     }
 
     /** munmap(address, length): 0 or -errno. */
-    static int unmapMemory(long address, long length) {
+    public static int unmapMemory(long address, long length) {
         return (int) control(MUNMAP, "munmap", address, length);
     }
 
     /** madvise(address, length, advice): 0 or -errno. */
-    static int madvise(long address, long length, int advice) {
+    public static int madvise(long address, long length, int advice) {
         return (int) control(MADVISE, "madvise", address, length, advice);
     }
 
@@ -296,8 +309,31 @@ final class LibC {
         return (int) ERRNO.get(state, 0L);
     }
 
+    /** eventfd(initval, flags): a new descriptor, or -errno. */
+    public static int eventfd(int initialValue, int flags) {
+        return (int) control(EVENTFD, "eventfd", initialValue, flags);
+    }
+
+    /** read(fd, buffer, count): bytes read, or -1 (errno not kept: callers only drain an eventfd); no allocation. */
+    public static long read(int fd, MemorySegment buffer, long count) {
+        try {
+            return (long) READ.invokeExact(fd, buffer, count);
+        } catch (Throwable e) {
+            throw new IllegalStateException("read: " + e, e);
+        }
+    }
+
+    /** write(fd, buffer, count): bytes written, or -1; no allocation. */
+    public static long write(int fd, MemorySegment buffer, long count) {
+        try {
+            return (long) WRITE.invokeExact(fd, buffer, count);
+        } catch (Throwable e) {
+            throw new IllegalStateException("write: " + e, e);
+        }
+    }
+
     /** {@code ENOSPC (errno 28): no space left on device}, for the errnos file and memory calls report. */
-    static String describe(int errno) {
+    public static String describe(int errno) {
         String name = switch (errno) {
             case 1 -> "EPERM: operation not permitted";
             case 2 -> "ENOENT: no such file or directory";
