@@ -30,9 +30,14 @@ final class AgentWakeup {
         return events;
     }
 
-    /** Agent thread: about to sleep. The caller then fences and looks for work once more (see {@link #wakeIfParked}). */
+    /**
+     * Agent thread: about to sleep. The caller then looks for work once more (see {@link #wakeIfParked}); the fence
+     * here is the other half of the submitters': {@code parked} is visible before the ring is looked at
+     * ({@code ParkPublishHandshake}, jcstress).
+     */
     void parking() {
         parked = true;
+        VarHandle.fullFence();
     }
 
     /** Agent thread: awake again. */

@@ -1,8 +1,9 @@
 package org.rdmablock.initiator;
 
 import java.time.Duration;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,8 +15,13 @@ import org.slf4j.LoggerFactory;
  * channel's login, the command timeouts, then new commands. Without work the agent spins, then yields (commands in
  * flight: their answers come soon), then sleeps: in the completion event channel ({@link InitiatorConfig.Waiting#EVENTS}),
  * else parked until a submission wakes it. A cycle that throws fails the channel: no caller may be left waiting.
+ *
+ * <p>An Agrona {@link Agent} whose idling is an {@link IdleStrategy} ({@link Idling}), as the soft provider's I/O agent
+ * is; its thread runs them in a loop of its own ({@link #run}) rather than on an {@code AgentRunner}, which, like
+ * {@code AgentInvoker}, ends the agent silently when its thread is interrupted: a channel ends only when it is stopped
+ * (the soft provider's agent left {@code AgentRunner} for that reason: verbs/README.md).
  */
-final class ChannelAgent {
+final class ChannelAgent implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(ChannelAgent.class);
     /** Polls without work before the agent yields its core, then parks when nothing is in flight. */
     private static final int SPINS_BEFORE_YIELD = 64;
@@ -36,6 +42,7 @@ final class ChannelAgent {
     private final CommandIssuer issuer;
     private final TaskManagement taskManagement;
     private final Reconnection reconnection;
+    private final Idling idling = new Idling();
 
     ChannelAgent(final ChannelState state, final AgentWakeup wakeup, final CommandTable table, final RetryQueue retryQueue,
                  final SendQueue sendQueue, final RequestScheduler scheduler, final RequestCompleter completer,
@@ -57,29 +64,65 @@ final class ChannelAgent {
 
     /** The agent thread's loop: one duty cycle after another until the channel stops; then what is left fails. */
     void run() {
-        int idle = 0;
         while (state.isRunning()) {
-            final int work = dutyCycle();
-            if (work > 0) {
+            idling.idle(dutyCycle());
+        }
+        onClose();
+    }
+
+    @Override
+    public String roleName() {
+        return "srp-initiator-" + index; // the name of its thread
+    }
+
+    /** The channel stopped: what it still holds fails (the agent thread, after its last cycle). */
+    @Override
+    public void onClose() {
+        failEverything(new SrpIoException("channel " + index + " closed"));
+    }
+
+    /**
+     * The agent's idling between duty cycles without work (agent thread): spins, then sleeps in the event channel, or
+     * yields while commands are in flight, or parks until a submission wakes it.
+     */
+    private final class Idling implements IdleStrategy {
+        /** Duty cycles without work since the last that had some. */
+        private int idle;
+
+        @Override
+        public void idle(final int workCount) {
+            if (workCount > 0) {
                 idle = 0;
-            } else if (++idle < SPINS_BEFORE_YIELD) {
+            } else {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle() {
+            if (++idle < SPINS_BEFORE_YIELD) {
                 Thread.onSpinWait();
             } else if (wakeup.events() != null) {
                 // sleeps only in the event channel, where a completion or a submission's wakeup ends the sleep (a
                 // park here would outlast a submission: its wakeup goes to the event channel, not to the park)
-                idle = awaitEvent() ? 0 : idle;
+                if (awaitEvent()) {
+                    idle = 0;
+                }
             } else if (table.inFlight() > 0) {
                 Thread.yield(); // commands in flight: their responses come soon
             } else {
-                wakeup.parking();
-                VarHandle.fullFence(); // the other half of the submitters' fence: parked before the ring's look
+                wakeup.parking(); // fences: parked before the ring's look
                 if (!scheduler.hasWaiting() && completer.issuing() == null) {
-                    LockSupport.parkNanos(this, PARK_NANOS);
+                    LockSupport.parkNanos(ChannelAgent.this, PARK_NANOS);
                 }
                 wakeup.awake();
             }
         }
-        failEverything(new SrpIoException("channel " + index + " closed"));
+
+        @Override
+        public void reset() {
+            idle = 0;
+        }
     }
 
     /**
@@ -121,7 +164,9 @@ final class ChannelAgent {
         }
     }
 
-    private int doWork() {
+    /** One duty cycle: what a cycle does, in order (the agent thread, or the caller driving the channel). */
+    @Override
+    public int doWork() {
         int work = receiver.poll();
         final String lost = state.lostBecause();
         if (lost != null && !state.hasFailed()) {
