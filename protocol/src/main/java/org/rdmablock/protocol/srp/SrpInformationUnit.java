@@ -18,6 +18,8 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> {
     public static final int OPCODE_OFFSET = 0;
     /** Offset of the 8-byte opaque tag. */
     public static final int TAG_OFFSET = 8;
+    /** Bytes of an IU up to the end of its tag: a shorter one cannot be answered by tag. */
+    public static final int TAG_END = TAG_OFFSET + Long.BYTES;
 
     static final ValueLayout.OfShort BE_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final ValueLayout.OfInt BE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

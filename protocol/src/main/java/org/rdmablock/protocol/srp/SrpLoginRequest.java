@@ -102,6 +102,26 @@ public final class SrpLoginRequest extends SrpInformationUnit<SrpLoginRequest> {
         return this;
     }
 
+    /** The initiator port identifier's first 8 bytes, big-endian. */
+    public long initiatorPortIdHigh() {
+        return s64(INITIATOR_PORT_ID_OFFSET);
+    }
+
+    /** The initiator port identifier's last 8 bytes, big-endian. */
+    public long initiatorPortIdLow() {
+        return s64(INITIATOR_PORT_ID_OFFSET + Long.BYTES);
+    }
+
+    /** The target port identifier's first 8 bytes, big-endian: the target's id_ext. */
+    public long targetPortIdExt() {
+        return s64(TARGET_PORT_ID_OFFSET);
+    }
+
+    /** The target port identifier's last 8 bytes, big-endian: the I/O controller GUID. */
+    public long targetPortIocGuid() {
+        return s64(TARGET_PORT_ID_OFFSET + Long.BYTES);
+    }
+
     /** Copies the 16-byte target port identifier into {@code dst}. */
     public void getTargetPortId(byte[] dst) {
         getBytes(TARGET_PORT_ID_OFFSET, checkPortId(dst));

@@ -133,6 +133,7 @@ class SrpConstantsTest {
     private static final List<Pin> SIZES = List.of(
             pin(SrpLoginRequest.class, "LENGTH", 64, "sizeof(struct srp_login_req) = 1+7+8+4+4+2+1+1+2+2+16+16"),
             pin(SrpLoginRequest.class, "PORT_ID_LENGTH", 16, "u8 initiator_port_id[16]"),
+            pin(SrpInformationUnit.class, "TAG_END", 16, "every IU: u8 opcode; u8 reserved[7]; u64 tag: 8 + 8"),
             pin(SrpLoginRequestRdmaCm.class, "LENGTH", 56, "srp_login_req_rdma: \"92 - 36 = 56 bytes of private data\""),
             pin(SrpLoginResponse.class, "LENGTH", 52, "srp_login_rsp: \"the size of the LOGIN_RSP structure to be 52 bytes\""),
             pin(SrpLoginReject.class, "LENGTH", 32, "sizeof(struct srp_login_rej) = 1+3+4+8+8+2+6"),

@@ -14,7 +14,6 @@ import org.rdmablock.target.config.InitiatorPortId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * Decides one SRP login from the connect request's private data, as ib_srpt does: the 56-byte rdma_cm form that
@@ -25,7 +24,6 @@ import java.nio.ByteOrder;
 final class LoginNegotiation {
     /** Buffer formats the target serves: direct and indirect descriptors. */
     static final int SUPPORTED_FORMATS = SrpBufferFormat.SUPPORTS_DIRECT | SrpBufferFormat.SUPPORTS_INDIRECT;
-    private static final ValueLayout.OfLong BE_LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     // what the request asked
     long tag;
@@ -58,9 +56,9 @@ final class LoginNegotiation {
             return login.reject(SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL, "not an SRP_LOGIN_REQ");
         }
         login.tag = request.tag();
-        login.initiator = InitiatorPortId.read(iu, SrpLoginRequest.INITIATOR_PORT_ID_OFFSET);
-        final long idExt = iu.get(BE_LONG, SrpLoginRequest.TARGET_PORT_ID_OFFSET);
-        final long iocGuid = iu.get(BE_LONG, SrpLoginRequest.TARGET_PORT_ID_OFFSET + 8);
+        login.initiator = new InitiatorPortId(request.initiatorPortIdHigh(), request.initiatorPortIdLow());
+        final long idExt = request.targetPortIdExt();
+        final long iocGuid = request.targetPortIocGuid();
         if (idExt != identity.idExt() || iocGuid != identity.iocGuid()) {
             return login.reject(SrpLoginReject.REASON_UNABLE_ASSOCIATE_CHANNEL, String.format(
                     "target port id %016x%016x is not this target's (%016x%016x)", idExt, iocGuid, identity.idExt(), identity.iocGuid()));

@@ -44,8 +44,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class SrpFrontEnd implements FrontEnd {
     private static final Logger LOG = LoggerFactory.getLogger(CommandPipeline.class); // the pipeline's log, as before
-    /** Bytes of an IU up to the end of its tag: a shorter one cannot be answered by tag. */
-    private static final int TAG_END = SrpInformationUnit.TAG_OFFSET + 8;
     /** The LUN field of a slot whose IU was refused undecoded: no LUN task management names (it is answered at once). */
     private static final long NO_LUN = -1L;
 
@@ -103,7 +101,7 @@ final class SrpFrontEnd implements FrontEnd {
         final SrpDecodeError error = decoder.decode(region, at, length);
         // An IU too short to carry a tag cannot be answered by tag: it is no IU the target takes (logged out below).
         final int opcode = error == SrpDecodeError.NONE ? decoder.opcode()
-                : length >= TAG_END ? header.wrap(region, at).opcode() : -1;
+                : length >= SrpInformationUnit.TAG_END ? header.wrap(region, at).opcode() : -1;
         switch (opcode) {
             case SrpOpcode.CMD -> {
                 return command(channel, receiveIndex, error, event, arrivedNanos);

@@ -100,7 +100,8 @@ class PostingConformanceTest {
             }
             final AtomicIntegerArray completed = new AtomicIntegerArray(threads);
             final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-            // the client's poller: counts each posting thread's completions (the thread is in the wr_id)
+            // the client's poller: counts each posting thread's completions (the thread is in the wr_id). Its loops,
+            // and the posters' below, bound their time by hand: they are the work (polling, posting), not a wait
             final Thread poller = Thread.ofPlatform().name("poller").start(() -> {
                 final WorkCompletions wc = new WorkCompletions(16);
                 int total = 0;

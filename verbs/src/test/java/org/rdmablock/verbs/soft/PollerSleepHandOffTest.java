@@ -49,7 +49,8 @@ class PollerSleepHandOffTest {
             final WorkCompletions wc = new WorkCompletions(RECEIVES);
 
             // Spin on the CQ while the peer sends (never more than the receives posted), until the agent has seen
-            // input and left the reading to us.
+            // input and left the reading to us. The loops below bound their time by hand, not through Await: the
+            // point is a spin without a gap (Awaitility sleeps between polls, which would let the agent keep reading).
             final AtomicBoolean handedOff = new AtomicBoolean();
             final AtomicInteger sent = new AtomicInteger();
             final AtomicInteger received = new AtomicInteger();
