@@ -2,8 +2,10 @@
 # Checks the distribution archive as an installation from it would use it (deploy/README.md, "Install from the
 # archive"), as far as one machine allows without installing anything:
 #   1. unpacks it in a temporary directory: launcher, jars, etc/rdmablock.toml, etc/logback.xml, the unit, README;
-#   2. the launcher checks the sample config (--check);
-#   3. starts the daemon from it on a config of its own: one file LUN in the temporary directory, the given provider
+#   2. the launcher checks the sample config (--check): refused, naming lun[0].path and its line, as its LUN folder
+#      (etc/data) does not exist there and the target makes no folder;
+#   3. starts the daemon from it on a config of its own (--check first, which must list the LUN it would make): one
+#      file LUN in the temporary directory (create = true), the given provider
 #      and address on a free port, metrics on 127.0.0.1 at a free port, a summary line every second; waits for its
 #      ready line, scrapes GET /metrics, waits for a summary line in the log, sends SIGTERM and wants exit status 0;
 #   4. runs systemd-analyze verify on the unit, its ExecStart pointed at the unpacked launcher.
@@ -76,9 +78,12 @@ for jar in logback-classic jul-to-slf4j slf4j-jdk-platform-logging prometheus-me
   compgen -G "$home/lib/$jar-*.jar" > /dev/null || fail "lib/ lacks $jar"
 done
 
+# the sample's LUNs live under etc/data/, which does not exist here: refused, by line and key, as a typo would be
 checked="$("$home/bin/rdmablock-target" --config "$home/etc/rdmablock.toml" --check 2>&1)" \
-  || fail "the launcher refused the sample config: $checked"
-step "the sample config: $checked"
+  && fail "the launcher accepted the sample config although its LUN folder does not exist: $checked"
+grep -q "etc/rdmablock.toml:[0-9]*: key 'lun\[0\].path'" <<< "$checked" \
+  || fail "the sample config was refused without naming lun[0].path and its line: $checked"
+step "the sample config as shipped, refused: $(head -n 1 <<< "$checked")"
 
 port="$(free_port "$address")" || fail "no free port on $address"
 metrics_port="$(free_port 127.0.0.1)" || fail "no free port for the metrics"
@@ -96,8 +101,15 @@ summary_interval = "1s"
 number = 0
 backend = "file"
 path = "$work/lun0.img"
+create = true
 size = "64MiB"
 TOML
+
+checked="$("$home/bin/rdmablock-target" --config "$work/check.toml" --check 2>&1)" \
+  || fail "the launcher refused its own config: $checked"
+grep -q "LUN 0: file $work/lun0.img, 64 MiB.*(new: made empty at start" <<< "$checked" \
+  || fail "--check does not say what it would serve: $checked"
+step "--check: $(tr '\n' ' ' <<< "$checked")"
 
 step "starting the daemon: $provider on $address:$port, metrics on 127.0.0.1:$metrics_port"
 "$home/bin/rdmablock-target" --config "$work/check.toml" > "$work/daemon.out" 2> "$work/daemon.err" &

@@ -72,7 +72,7 @@ trap 'exit 130' INT TERM
 "$root/bin/rdmablock" bench --help >/dev/null
 
 if [ "$backend" = file ]; then
-  lun=$(printf '[[lun]]\nnumber = 0\nbackend = "file"\npath = "%s/lun0.img"\nsize = "1GiB"\n' "$work")
+  lun=$(printf '[[lun]]\nnumber = 0\nbackend = "file"\npath = "%s/lun0.img"\ncreate = true\nsize = "1GiB"\n' "$work")
 else
   lun=$(printf '[[lun]]\nnumber = 0\nbackend = "memory"\nsize = "1GiB"\n')
 fi

@@ -36,7 +36,7 @@ ibsrp_config() {
     for l in $IBSRP_LUNS; do
       IFS=: read -r n b bs <<< "$l"
       printf '[[lun]]\nnumber = %d\nbackend = "%s"\nsize = "%dMiB"\nblock_size = %d\n' $n $b $IBSRP_SIZE_MIB $bs
-      [ $b = memory ] || printf 'path = "%s/lun%d.%s"\n' $IBSRP_DIR $n $b
+      [ $b = memory ] || printf 'path = "%s/lun%d.%s"\ncreate = true\n' $IBSRP_DIR $n $b
     done
   } > $IBSRP_DIR/target.toml
 }

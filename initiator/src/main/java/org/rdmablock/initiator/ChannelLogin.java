@@ -8,6 +8,7 @@ import org.rdmablock.protocol.srp.SrpLoginRequestRdmaCm;
 import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
+import org.rdmablock.verbs.ConnectionFailedException;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.ConnectionRejectedException;
@@ -111,6 +112,11 @@ final class ChannelLogin implements Reconnector {
             try {
                 id.connect(new ConnectionParameters(loginRequest(index, single), 16, 16, 7, 7), config.connectTimeout());
             } catch (ConnectionRejectedException e) {
+                if (e.reason() == ConnectionFailedException.Reason.NO_LISTENER) {
+                    throw new SrpIoException("connection refused: no target listens at " + config.target().getHostString() + ":"
+                            + config.target().getPort() + " ("
+                            + config.provider() + " provider): is the target running, on that address and port?", e);
+                }
                 throw new SrpIoException("the target at " + config.target() + " rejected the login of channel " + index + ": "
                         + rejectReason(e.privateData()), e);
             } catch (RuntimeException e) {

@@ -71,8 +71,12 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public static final int DEFAULT_MAX_RETRIES = 3;
     /** Spin a little, then yield: the lowest latency where cores are to spare. */
     public static final Waiting DEFAULT_WAITING = Waiting.YIELD;
-    /** Low 64 bits of the default initiator port id. */
-    public static final long DEFAULT_INITIATOR_ID_LOW = 1;
+    /**
+     * Low 64 bits of the default initiator port id: this process's id, so that two programs on one host (a mount and a
+     * bench) are two initiators, and neither logs the other out (a target that allows one channel set per initiator
+     * port ends the older session). An access list must name a fixed id: {@link #withInitiatorPortId}.
+     */
+    public static final long DEFAULT_INITIATOR_ID_LOW = ProcessHandle.current().pid();
 
     /** How a channel's thread waits for the answers of the commands it has in flight. */
     public enum Waiting {
@@ -149,7 +153,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     /**
      * The defaults for a target at {@code host}:{@code port}, with the target port id it derives when its configuration
      * gives none ({@link SrpTargetPortId#derivedIdExt}; ioc_guid = id_ext) and an initiator port id derived the same way
-     * from this host's name.
+     * from this host's name (high 64 bits) and this process's id (low 64 bits: {@link #DEFAULT_INITIATOR_ID_LOW}).
      */
     public static InitiatorConfig of(final String provider, final String host, final int port) {
         final long id = SrpTargetPortId.derivedIdExt(host, port);

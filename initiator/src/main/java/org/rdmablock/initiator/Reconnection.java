@@ -4,7 +4,6 @@ import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ReceiveWorkRequest;
 
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -105,7 +104,7 @@ final class Reconnection {
             }
         }
         final SrpIoException failure = new SrpIoException("channel " + index + " to " + lost.remoteAddress() + " lost: "
-                + why + (last != null ? "; no login again within " + Duration.ofNanos(reconnectTimeoutNanos)
+                + why + (last != null ? "; no login again within " + seconds(reconnectTimeoutNanos)
                 + " (last: " + last.getMessage() + ")" : ""), last);
         state.fail(failure);
         if (state.isRunning()) {
@@ -114,10 +113,15 @@ final class Reconnection {
             downSinceNanos = System.nanoTime();
             nextLoginNanos = downSinceNanos + DOWN_LOGIN_INTERVAL_NANOS;
             LOG.warn("channel " + index + " to " + downTarget + " is down: no login again within "
-                    + Duration.ofNanos(reconnectTimeoutNanos) + "; its requests fail until one succeeds (tried every "
-                    + Duration.ofNanos(DOWN_LOGIN_INTERVAL_NANOS) + ")");
+                    + seconds(reconnectTimeoutNanos) + "; its requests fail until one succeeds (tried every "
+                    + seconds(DOWN_LOGIN_INTERVAL_NANOS) + ")");
         }
         return failure;
+    }
+
+    /** A time for a log line: "30 s", "0.5 s". */
+    private static String seconds(final long nanos) {
+        return java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString() + " s";
     }
 
     /**

@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -123,18 +124,8 @@ class FaultTest {
             target.close();
 
             // lost, no login within the reconnect timeout: down, and the waiting request fails
-            final AtomicReference<SrpIoException> down = new AtomicReference<>();
-            await("a request failed while the target was away").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(20)).until(() -> {
-                        try {
-                            lun.readBlocking(9, 1, buffer, 0);
-                            return false;
-                        } catch (SrpIoException e) {
-                            down.set(e);
-                            return true;
-                        }
-                    });
-            assertTrue(down.get().getMessage().contains("lost"), down.get().getMessage());
+            final SrpIoException down = awaitARequestFailing(lun, buffer);
+            assertTrue(down.getMessage().contains("lost"), down.getMessage());
             final long asked = System.nanoTime();
             assertThrows(SrpIoException.class, () -> lun.readBlocking(9, 1, buffer, 0), "down: requests fail");
             final Duration took = Duration.ofNanos(System.nanoTime() - asked);
@@ -157,6 +148,33 @@ class FaultTest {
             assertTrue(initiator.reconnects() > reconnects, "counted as a reconnect: " + initiator.reconnects());
         } finally {
             target.close();
+        }
+    }
+
+    /**
+     * An initiator closed while its target is away, whether its channel is still logging in again or already down,
+     * closes quietly: every resource released, no exception (a mount stopped by SIGTERM while its target is down
+     * unmounts without a word of its own).
+     */
+    @Test
+    @Timeout(60)
+    void closingWhileTheTargetIsAwayIsQuiet() throws Exception {
+        final LogicalUnitTable units = new LogicalUnitTable();
+        units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("away").blockSize(BLOCK).build(),
+                new InMemoryBackend(1L << 20)));
+        for (final boolean waitUntilDown : new boolean[]{false, true}) {
+            final SrpTarget target = SrpTarget.start(InitiatorTest.targetConfig(), initiator -> units);
+            final SrpInitiator initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER,
+                            InitiatorTest.ADDRESS, target.localAddress().getPort())
+                    .withTargetPortId(InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID).withInitiatorPortId(0x404, 1)
+                    .withFaultHandling(Duration.ofSeconds(5), Duration.ofMillis(500), 3));
+            final Lun lun = initiator.lun(0);
+            final MemorySegment buffer = initiator.allocateBuffer(BLOCK);
+            target.close();
+            if (waitUntilDown) {
+                awaitARequestFailing(lun, buffer);
+            }
+            assertDoesNotThrow(initiator::close, waitUntilDown ? "closed while down" : "closed while logging in again");
         }
     }
 
@@ -186,6 +204,7 @@ class FaultTest {
                 number = 0
                 backend = "file"
                 path = "lun.img"
+                create = true
                 size = "%d"
                 block_size = %d
                 write_cache = "write-through"
@@ -289,6 +308,22 @@ class FaultTest {
             });
         }
         slots.acquire(DEPTH); // every write answered
+    }
+
+    /** Reads block 9 until a read fails (the target away, the channel down); that failure. */
+    private static SrpIoException awaitARequestFailing(final Lun lun, final MemorySegment buffer) {
+        final AtomicReference<SrpIoException> down = new AtomicReference<>();
+        await("a request failed while the target was away").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20)).until(() -> {
+                    try {
+                        lun.readBlocking(9, 1, buffer, 0);
+                        return false;
+                    } catch (SrpIoException e) {
+                        down.set(e);
+                        return true;
+                    }
+                });
+        return down.get();
     }
 
     private static void awaitAtLeast(final AtomicLong counter, final long count) {

@@ -9,7 +9,6 @@ import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.TargetConfig;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -250,16 +249,21 @@ public final class LunInventory implements AutoCloseable {
 
     /** Lines for the start-up banner, one per LUN. */
     public synchronized List<String> describe() {
-        final List<String> lines = new ArrayList<>();
-        for (final Lun lun : luns.values()) {
-            final LunConfig c = lun.config();
-            lines.add(String.format("LUN %d: %s%s, %d MiB, %d-byte blocks, %s%s%s", c.number(),
-                    c.backend().name().toLowerCase(java.util.Locale.ROOT), c.path() != null ? " " + c.path() : "",
-                    c.sizeBytes() >> 20, c.blockSize(), c.writeCache().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
-                    c.readOnly() ? ", read-only" : "",
-                    c.allowedInitiators().isEmpty() ? "" : ", initiators " + c.allowedInitiators()));
-        }
-        return Collections.unmodifiableList(lines);
+        return luns.values().stream().map(lun -> describe(lun.config())).toList();
+    }
+
+    /**
+     * One LUN in a line, as the banner and {@code --check} print it: "LUN 0: file /srv/lun0.img, 1024 MiB, 512-byte
+     * blocks, write-through", with "(new: created at start)" where {@code create = true} will make its file.
+     */
+    public static String describe(final LunConfig c) {
+        final boolean made = c.create() && c.path() != null && !c.readOnly() && !java.nio.file.Files.exists(c.path());
+        return String.format("LUN %d: %s%s, %d MiB, %d-byte blocks, %s%s%s%s", c.number(),
+                c.backend().name().toLowerCase(java.util.Locale.ROOT), c.path() != null ? " " + c.path() : "",
+                c.sizeBytes() >> 20, c.blockSize(), c.writeCache().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                c.readOnly() ? ", read-only" : "",
+                c.allowedInitiators().isEmpty() ? "" : ", initiators " + c.allowedInitiators(),
+                made ? " (new: made empty at start, create = true)" : "");
     }
 
     @Override

@@ -13,7 +13,6 @@ import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.srp.SrpTarget;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -34,8 +33,12 @@ import java.util.concurrent.CountDownLatch;
  * <p>Logging goes through SLF4J; run as a program ({@link #main}), java.util.logging is routed there too, so that the
  * verbs providers' lines land in the same log (Logback's, with the daemon's class path).
  */
-@Command(name = "rdmablock target", mixinStandardHelpOptions = true,
-        description = "Serves LUNs to SRP initiators over RDMA (the soft provider on hosts without an RDMA NIC).")
+@Command(name = "rdmablock [target]", mixinStandardHelpOptions = true, versionProvider = CommandLines.Version.class,
+        description = "Serves LUNs to SRP initiators over RDMA (the soft provider on hosts without an RDMA NIC).",
+        footer = {"", "Commands of bin/rdmablock (each with --help):",
+                "  target   serve LUNs: the options above (the default: bin/rdmablock alone serves the embedded config)",
+                "  bench    block I/O benchmark against a target, fio-like",
+                "  mount    mount a target's LUNs as files through FUSE (lun0.img, ...)"})
 public final class TargetMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(TargetMain.class);
     /** Exit status of a configuration error (picocli uses 2 for usage errors too). */
@@ -78,20 +81,23 @@ public final class TargetMain implements Callable<Integer> {
         final String[] rest = args.length > 0 && args[0].equals("target") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
         final TargetMain daemon = new TargetMain();
         daemon.stopsOnSignals = true;
-        System.exit(new CommandLine(daemon).execute(rest));
+        System.exit(CommandLines.of(daemon, "rdmablock target").execute(rest));
     }
 
     @Override
     public Integer call() throws Exception {
         final TargetConfig cfg;
         try {
-            cfg = config == null ? TargetConfigReader.embeddedDefault() : TargetConfigReader.read(config);
+            cfg = config != null ? TargetConfigReader.read(config) : embeddedDefault();
         } catch (ConfigException e) {
             err.println(e.getMessage());
             return EXIT_CONFIG;
+        } catch (IOException e) {
+            err.println("cannot make the embedded default's folder ./" + TargetConfigReader.EMBEDDED_FOLDER + ": " + e);
+            return EXIT_START;
         }
         if (checkOnly) {
-            out.println(cfg.source() + ": OK, " + cfg.luns().size() + " LUN(s)");
+            printCheck(cfg);
             return 0;
         }
         final LunInventory inventory;
@@ -139,6 +145,31 @@ public final class TargetMain implements Callable<Integer> {
         warnIfInlineBlocks(target.pipeline(), cfg.luns());
         stopped.await();
         return 0;
+    }
+
+    /**
+     * The embedded default, as the daemon serves it: its folder ({@value TargetConfigReader#EMBEDDED_FOLDER} in the
+     * working directory) made first, as no config of the user's names it (for {@code --check}, the text only).
+     */
+    private TargetConfig embeddedDefault() throws ConfigException, IOException {
+        if (checkOnly) {
+            return TargetConfigReader.embeddedDefault(TargetConfigReader.Storage.NOT_CHECKED);
+        }
+        java.nio.file.Files.createDirectories(Path.of(TargetConfigReader.EMBEDDED_FOLDER));
+        return TargetConfigReader.embeddedDefault(TargetConfigReader.Storage.CHECKED);
+    }
+
+    /** What {@code --check} prints of a config it accepts: where it would listen, and each LUN it would serve. */
+    private void printCheck(final TargetConfig cfg) {
+        out.println(cfg.source() + ": OK, " + cfg.luns().size() + " LUN(s)");
+        out.printf("  would listen: %s provider on %s:%d, target port id_ext=%016x, ioc_guid=%016x%n",
+                cfg.listen().provider(), cfg.listen().address(), cfg.listen().port(), cfg.identity().idExt(),
+                cfg.identity().iocGuid());
+        cfg.luns().forEach(lun -> out.println("  " + LunInventory.describe(lun)));
+        if (cfg.metrics().served()) {
+            out.printf("  metrics on %s:%d%n", cfg.metrics().host(), cfg.metrics().port());
+        }
+        out.flush();
     }
 
     /** Stops a running {@link #call()}, as SIGTERM does (for embedding and tests). */
@@ -223,15 +254,21 @@ public final class TargetMain implements Callable<Integer> {
     static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"
             + " reloaded by SIGHUP; start the daemon without nohup (systemd, setsid, or a terminal) to reload it";
 
+    /** Logged on SIGHUP by a daemon serving the embedded default, which keeps serving. */
+    static final String NOTHING_TO_RELOAD = "SIGHUP: nothing to reload, this daemon serves the embedded default config"
+            + " (start it with --config FILE to reload a file); serving on";
+
     /** SIGHUP: re-read the file; apply LUN and access-list changes, refuse changes that need a restart. */
     private void installReload(final TargetConfig initial, final LunInventory inventory, final SrpTarget target,
                                final TargetStatistics statistics) {
-        if (config == null) {
-            return; // the embedded default has nothing to re-read
-        }
         final TargetConfig[] running = {initial};
         try {
             final sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
+                if (config == null) {
+                    // without a handler the JVM would exit on SIGHUP
+                    LOG.info(NOTHING_TO_RELOAD);
+                    return;
+                }
                 synchronized (running) {
                     running[0] = reload(running[0], inventory, target);
                     statistics.lunsServed(inventory.numbers());

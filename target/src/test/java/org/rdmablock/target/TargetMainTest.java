@@ -46,6 +46,13 @@ class TargetMainTest {
         return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
+    /** A fresh daemon run with {@code args}, what it printed and its exit status. */
+    private Run run(final String... args) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        return run(new TargetMain(new PrintStream(out, true), new PrintStream(err, true)), out, err, args);
+    }
+
     @Test
     void aConfigErrorNamesFileLineAndKeyAndRefusesToStart() throws IOException {
         final Path config = dir.resolve("bad.toml");
@@ -58,23 +65,74 @@ class TargetMainTest {
                 size = "1MiB"
                 block_size = 1024
                 """);
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final Run run = run(new TargetMain(new PrintStream(out, true), new PrintStream(err, true)), out, err, "--config", config.toString());
+        final Run run = run("--config", config.toString());
         assertEquals(TargetMain.EXIT_CONFIG, run.exit());
         assertTrue(run.err().contains(config + ":7: key 'lun[0].block_size': 1024 is not allowed"), run.err());
     }
 
     @Test
-    void checkOnlyReadsTheConfigAndStops() throws IOException {
+    void checkOnlyReadsTheConfigSaysWhatItWouldServeAndStops() throws IOException {
         final Path config = dir.resolve("ok.toml");
-        Files.writeString(config, "[[lun]]\nnumber = 3\nbackend = \"null\"\nsize = \"1MiB\"\n");
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final Run run = run(new TargetMain(new PrintStream(out, true), new PrintStream(err, true)), out, err,
-                "--config", config.toString(), "--check");
+        Files.writeString(config, "[listen]\nport = 5999\n"
+                + "[[lun]]\nnumber = 3\nbackend = \"null\"\nsize = \"1MiB\"\n"
+                + "[[lun]]\nnumber = 4\npath = \"new.img\"\ncreate = true\nsize = \"2MiB\"\n");
+        final Run run = run("--config", config.toString(), "--check");
         assertEquals(0, run.exit(), run.err());
-        assertTrue(run.out().contains("OK, 1 LUN(s)"), run.out());
+        assertTrue(run.out().startsWith(config + ": OK, 2 LUN(s)"), run.out());
+        assertTrue(run.out().contains("would listen: soft provider on 127.0.0.1:5999"), run.out());
+        assertTrue(run.out().contains("  LUN 3: null, 1 MiB, 512-byte blocks"), run.out());
+        assertTrue(run.out().contains("  LUN 4: file " + dir.resolve("new.img") + ", 2 MiB, 512-byte blocks, write-through"
+                + " (new: made empty at start, create = true)"), run.out());
+        assertFalse(Files.exists(dir.resolve("new.img")), "--check makes nothing");
+    }
+
+    @Test
+    void aPortInUseIsRefusedWithTheReason() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            final Path config = dir.resolve("taken.toml");
+            Files.writeString(config, "[listen]\nport = %d\n[[lun]]\nnumber = 0\nbackend = \"null\"\nsize = \"1MiB\"\n"
+                    .formatted(taken.getLocalPort()));
+            final Run run = run("--config", config.toString());
+            assertEquals(TargetMain.EXIT_START, run.exit(), run.out());
+            assertTrue(run.err().contains("cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": Address already in use"
+                    + " (another program holds the port"), run.err());
+        }
+    }
+
+    @Test
+    void helpListsEveryCommandAndVersionPrintsOne() {
+        final Run help = run("--help");
+        assertEquals(0, help.exit());
+        final String usage = new CommandLine(new TargetMain()).getUsageMessage();
+        for (final String command : new String[]{"target", "bench", "mount"}) {
+            assertTrue(usage.lines().anyMatch(l -> l.startsWith("  " + command + "   ")), command + " missing from:\n" + usage);
+        }
+        final java.io.StringWriter version = new java.io.StringWriter();
+        final CommandLine line = new CommandLine(new TargetMain());
+        line.setOut(new java.io.PrintWriter(version, true));
+        assertEquals(0, line.execute("-V"));
+        assertTrue(version.toString().startsWith("rdmablock ") && version.toString().contains("(Java 25"), version.toString());
+    }
+
+    @Test
+    void aLunInAFolderThatDoesNotExistIsRefusedByLineAndKeyAndNothingIsMade() throws IOException {
+        final Path config = dir.resolve("typo.toml");
+        final Path folder = dir.resolve("not-mounted");
+        Files.writeString(config, """
+                [[lun]]
+                number = 0
+                path = "%s/lun0.img"
+                create = true
+                size = "1MiB"
+                """.formatted(folder));
+        for (final String[] args : new String[][]{{"--config", config.toString(), "--check"}, {"--config", config.toString()}}) {
+            final Run run = run(args);
+            assertEquals(TargetMain.EXIT_CONFIG, run.exit(), String.join(" ", args) + ": " + run.out());
+            assertTrue(run.err().startsWith(config + ":3: key 'lun[0].path': "), run.err());
+            assertTrue(run.err().contains(" is not allowed (a path in an existing folder: " + folder + " is not one; the target"
+                    + " makes no folder"), run.err());
+        }
+        assertFalse(Files.exists(folder), "no folder made");
     }
 
     @Test
@@ -91,6 +149,7 @@ class TargetMainTest {
                     [[lun]]
                     number = 2
                     path = "lun2.img"
+                    create = true
                     size = "1MiB"
                     """);
             assertTrue(daemon.banner().contains("commands and backend calls run on the poller thread"), daemon.banner());
@@ -135,6 +194,7 @@ class TargetMainTest {
                 [[lun]]
                 number = 0
                 path = "lun0.img"
+                create = true
                 size = "8MiB"
                 """);
         final String banner = daemon.banner();

@@ -83,7 +83,7 @@ public class BackendBenchmark {
         };
         Path path = kind == BackendKind.FILE ? dir.resolve("lun.img") : kind == BackendKind.ROCKSDB ? dir.resolve("db") : null;
         lun = BackendFactory.open(new LunConfig(0, kind, path, DEVICE_BYTES, IO_BYTES, false, WriteCachePolicy.WRITE_BACK,
-                backend.equals("file-direct"), kind == BackendKind.ROCKSDB ? CACHE_BYTES : 0, List.of()));
+                backend.equals("file-direct"), kind == BackendKind.ROCKSDB ? CACHE_BYTES : 0, List.of(), true, false));
         arena = Arena.ofShared();
         buffer = arena.allocate(IO_BYTES, IO_BYTES);
         for (long offset = 0; offset < DEVICE_BYTES; offset += IO_BYTES) {

@@ -165,7 +165,7 @@ public final class TargetBench {
     /** The daemon's backend of {@code kind} (memory or null) for a LUN of {@code bytes}, write-through as by default. */
     static LunBackend lun(final LunConfig.BackendKind kind, final long bytes) {
         return BackendFactory.open(new LunConfig(0, kind, null, bytes, PipelineHarness.BLOCK_SIZE, false,
-                LunConfig.WriteCachePolicy.WRITE_THROUGH, false, 0, List.of()));
+                LunConfig.WriteCachePolicy.WRITE_THROUGH, false, 0, List.of(), false, false));
     }
 
     /** A target on loopback with {@code credits} per channel and room for {@code channels} × credits commands. */

@@ -14,7 +14,8 @@ public final class BackendFactory {
     }
 
     /**
-     * Opens the LUN's storage, creating a missing file or database unless the LUN is read-only.
+     * Opens the LUN's storage, creating a missing file or database only when the config says {@code create = true}
+     * (and never its folder: a missing folder is a typo or a disk not mounted, not a place for a blank disk).
      *
      * @throws BackendOpenException naming the LUN, its path and why it cannot be opened
      */
@@ -27,14 +28,6 @@ public final class BackendFactory {
         boolean needsPath = lun.backend() == LunConfig.BackendKind.FILE || lun.backend() == LunConfig.BackendKind.ROCKSDB;
         if (needsPath && lun.path() == null) {
             throw new BackendOpenException(lun.number(), kind, null, "a " + kind + " LUN needs a path", null);
-        }
-        if (needsPath && !lun.readOnly() && lun.path().toAbsolutePath().getParent() != null) {
-            // a new LUN's folder (./data for the embedded default) is made as its file or database is
-            try {
-                java.nio.file.Files.createDirectories(lun.path().toAbsolutePath().getParent());
-            } catch (java.io.IOException | RuntimeException e) {
-                throw new BackendOpenException(lun.number(), kind, lun.path(), "cannot create its folder: " + e, e);
-            }
         }
         return switch (lun.backend()) {
             case FILE -> FileBackend.open(lun);

@@ -14,10 +14,11 @@ import org.rdmablock.verbs.posix.LibC;
  * the caller's native buffer, with no copy and no allocation. Runs each operation on the calling backend thread and
  * completes it before returning; several threads may call at once (pread and pwrite need no lock).
  *
- * <p>Opening: a missing file is created at the configured size as a sparse file (mode 0600); an existing empty file
- * is extended the same way (it holds nothing). An existing file smaller than the configured size is refused, since it
- * is more likely the wrong file than one to grow silently; a larger one is served up to the configured size. A
- * read-only LUN opens its file O_RDONLY and never creates it.
+ * <p>Opening: a missing file is created at the configured size as a sparse file (mode 0600) only when the config says
+ * {@code create = true}, and never its folder; an existing empty file is then sized the same way (it holds nothing).
+ * An existing file of another size is refused, since it is more likely the wrong file than one to resize silently: a
+ * smaller one is extended only with {@code grow = true}, a larger one never (it would hide data past the end). A
+ * read-only LUN opens its file O_RDONLY and never creates or grows it.
  *
  * <p>Durability: in write-through every write goes to a descriptor opened with O_DSYNC, so it is durable when pwrite
  * returns (one system call, and the kernel syncs only the written range; measured as fast as pwrite plus fdatasync).
@@ -131,23 +132,32 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
         int common = LibC.O_CLOEXEC | (config.directIo() ? LibC.O_DIRECT : 0);
         int fd = config.readOnly()
                 ? LibC.open(file, common | LibC.O_RDONLY, 0)
-                : LibC.open(file, common | LibC.O_RDWR | LibC.O_CREAT | (writeThrough ? LibC.O_DSYNC : 0), CREATE_MODE);
+                : LibC.open(file, common | LibC.O_RDWR | (config.create() ? LibC.O_CREAT : 0)
+                        | (writeThrough ? LibC.O_DSYNC : 0), CREATE_MODE);
         if (fd < 0) {
-            throw failure(config, "cannot open the file" + (config.readOnly() ? " read-only" : "") + ": " + LibC.describe(-fd));
+            throw failure(config, "cannot open the file" + (config.readOnly() ? " read-only" : "") + ": " + LibC.describe(-fd)
+                    + (-fd == LibC.ENOENT && !config.readOnly() && !config.create()
+                    ? " (create = true makes a missing file, a new empty disk; never its folder)" : ""));
         }
         try {
             long existing = LibC.size(fd);
             if (existing < 0) {
                 throw failure(config, "cannot read the file's size: " + LibC.describe((int) -existing));
             }
-            if (existing == 0 && !config.readOnly()) {
+            boolean sizes = !config.readOnly() && (existing == 0 ? config.create() || config.grow() : config.grow());
+            if (existing < config.sizeBytes() && sizes) {
                 int truncated = LibC.ftruncate(fd, config.sizeBytes());
                 if (truncated < 0) {
-                    throw failure(config, "cannot size the new file to " + config.sizeBytes() + " bytes: " + LibC.describe(-truncated));
+                    throw failure(config, "cannot size the file to " + config.sizeBytes() + " bytes: " + LibC.describe(-truncated));
                 }
             } else if (existing < config.sizeBytes()) {
                 throw failure(config, "the file holds " + existing + " bytes, fewer than the configured " + config.sizeBytes()
-                        + " (refused: it may be the wrong file; grow it with truncate -s " + config.sizeBytes() + " if it is not)");
+                        + " (refused: it may be the wrong file; grow = true extends it" + (config.readOnly()
+                        ? ", on a LUN that is not read-only)" : ")"));
+            } else if (existing > config.sizeBytes()) {
+                throw failure(config, "the file holds " + existing + " bytes, more than the configured " + config.sizeBytes()
+                        + " (refused: it may be the wrong file, and serving less would hide its end; size = " + existing
+                        + " serves all of it)");
             }
             int syncFd = fd;
             if (!config.readOnly() && !writeThrough) {

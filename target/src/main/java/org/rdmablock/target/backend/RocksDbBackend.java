@@ -1,6 +1,5 @@
 package org.rdmablock.target.backend;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -101,7 +100,8 @@ public final class RocksDbBackend extends AbstractLunBackend {
     }
 
     /**
-     * Opens (or, unless read-only, creates) the LUN's database; the block cache is an LRU cache of
+     * Opens the LUN's database, or creates it with {@code create = true} (in an existing folder: RocksDB makes only the
+     * database's own directory); the block cache is an LRU cache of
      * {@code blockCacheBytes}, none when 0. Throws {@link BackendOpenException} saying why it cannot.
      */
     static RocksDbBackend open(LunConfig config) {
@@ -110,12 +110,12 @@ public final class RocksDbBackend extends AbstractLunBackend {
         } catch (RuntimeException | UnsatisfiedLinkError e) {
             throw failure(config, "cannot load RocksDB's native library: " + e.getMessage(), e);
         }
-        if (!config.readOnly()) {
-            try {
-                Files.createDirectories(config.path());
-            } catch (IOException e) {
-                throw failure(config, "cannot create the directory: " + e, e);
-            }
+        if (Files.exists(config.path()) && !Files.isDirectory(config.path())) {
+            throw failure(config, "not a directory: a rocksdb LUN's path is the database's directory", null);
+        }
+        if (!Files.isDirectory(config.path()) && (config.readOnly() || !config.create())) {
+            throw failure(config, "no database directory there" + (config.readOnly() ? " (a read-only LUN is never created)"
+                    : " (create = true makes a new, empty one; never its folder)"), null);
         }
         LRUCache cache = config.blockCacheBytes() > 0 ? new LRUCache(config.blockCacheBytes()) : null;
         BloomFilter filter = new BloomFilter(BLOOM_BITS_PER_KEY);
@@ -125,7 +125,7 @@ public final class RocksDbBackend extends AbstractLunBackend {
         } else {
             table.setNoBlockCache(true);
         }
-        Options options = new Options().setCreateIfMissing(!config.readOnly()).setTableFormatConfig(table)
+        Options options = new Options().setCreateIfMissing(config.create() && !config.readOnly()).setTableFormatConfig(table)
                 .setKeepLogFileNum(KEPT_INFO_LOGS);
         RocksDB db = null;
         try {

@@ -9,9 +9,24 @@ package org.rdmablock.target.config;
  * @param immediateData     whether immediate data (data-out inside the SRP_CMD IU) is offered
  * @param immediateDataSize largest immediate data accepted, bytes; must fit in maxIuLength
  * @param maxChannels       channels the daemon serves at once; a login beyond them is rejected
+ * @param maxChannelsPerInitiator channels one initiator port may hold at once (at most maxChannels): a login beyond
+ *                          them is rejected, so that one initiator (or one that logs in and falls silent, again and
+ *                          again) cannot take every channel
  */
 public record ChannelConfig(int credits, int maxIuLength, int maxIoSize, boolean immediateData,
-                            int immediateDataSize, int maxChannels) {
+                            int immediateDataSize, int maxChannels, int maxChannelsPerInitiator) {
+    /** These limits with the default cap per initiator ({@link #defaultMaxChannelsPerInitiator}). */
+    public ChannelConfig(int credits, int maxIuLength, int maxIoSize, boolean immediateData, int immediateDataSize,
+                         int maxChannels) {
+        this(credits, maxIuLength, maxIoSize, immediateData, immediateDataSize, maxChannels,
+                defaultMaxChannelsPerInitiator(maxChannels));
+    }
+
+    /** The cap per initiator when the config gives none: {@link #DEFAULT_MAX_CHANNELS_PER_INITIATOR}, at most all. */
+    public static int defaultMaxChannelsPerInitiator(int maxChannels) {
+        return Math.min(DEFAULT_MAX_CHANNELS_PER_INITIATOR, maxChannels);
+    }
+
     /** Default credits: ib_srpt's, the size of its per-channel receive ring ({@code MAX_SRPT_RQ_SIZE}). */
     public static final int DEFAULT_CREDITS = 128;
     /** Most credits one channel may grant (SRP req_lim is 32 bits; receive buffers are credits × maxIuLength). */
@@ -37,4 +52,10 @@ public record ChannelConfig(int credits, int maxIuLength, int maxIoSize, boolean
     public static final int IMMEDIATE_DATA_OFFSET = 48 + 16 + 4;
     /** Default number of channels served at once. */
     public static final int DEFAULT_MAX_CHANNELS = 64;
+    /**
+     * Default cap of channels per initiator port: a quarter of the default {@link #DEFAULT_MAX_CHANNELS}. Linux's
+     * ib_srp asks for one channel per completion vector up to the CPUs; refused a channel beyond the first, it goes on
+     * with those it has.
+     */
+    public static final int DEFAULT_MAX_CHANNELS_PER_INITIATOR = 16;
 }

@@ -150,6 +150,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
             differs(LunConfig::directIo, "direct_io", keys);
             differs(LunConfig::blockCacheBytes, "block_cache", keys);
             differs(lun -> new HashSet<>(lun.allowedInitiators()), "allowed_initiators", keys);
+            // create and grow are not compared: they say how to open storage, and a running LUN's is open
             return keys;
         }
 

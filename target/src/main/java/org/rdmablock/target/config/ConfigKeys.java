@@ -101,6 +101,13 @@ final class ConfigKeys {
                     + " = " + immediateRoom(v) + ": " + IMMEDIATE_DATA_WHY));
     static final Key<Integer> MAX_CHANNELS = key(CHANNEL, "max_channels", integer(1, MAX_CHANNELS_LIMIT),
             byDefault(ChannelConfig.DEFAULT_MAX_CHANNELS), "channels served at once; a login beyond them is rejected");
+    static final Key<Integer> MAX_CHANNELS_PER_INITIATOR = key(CHANNEL, "max_channels_per_initiator",
+            integer(1, MAX_CHANNELS_LIMIT),
+            derived(ChannelConfig.DEFAULT_MAX_CHANNELS_PER_INITIATOR + ", or max_channels when that is less",
+                    v -> v.get(MAX_CHANNELS) == null ? null : ChannelConfig.defaultMaxChannelsPerInitiator(v.get(MAX_CHANNELS))),
+            "channels one initiator port may hold at once; a login beyond them is rejected")
+            .rangeFrom((type, v) -> v.get(MAX_CHANNELS) == null ? null
+                    : integer(1, v.get(MAX_CHANNELS), "an integer from 1 to max_channels = " + v.get(MAX_CHANNELS)));
 
     static final Key<Integer> CQ_SIZE = key(PIPELINE, "cq_size", integer(1, Integer.MAX_VALUE),
             derived(cqSizeRule(), v -> v.get(MAX_CHANNELS) == null || v.get(CREDITS) == null ? null
@@ -157,6 +164,12 @@ final class ConfigKeys {
                     backend -> "none: a " + backendName(backend) + " LUN keeps no file")
             .rangeFrom((type, v) -> path(v.get(BACKEND) == BackendKind.FILE ? "a file path"
                     : "a directory path"));
+    static final Key<Boolean> CREATE = key(LUN, "create", bool(), byDefault(LunConfig.DEFAULT_CREATE),
+            "make the file (rocksdb: the database) when it is missing, as a new empty disk; never its folder")
+            .onlyFor(EnumSet.of(BackendKind.FILE, BackendKind.ROCKSDB), false, null);
+    static final Key<Boolean> GROW = key(LUN, "grow", bool(), byDefault(LunConfig.DEFAULT_GROW),
+            "extend an existing file smaller than size to size (else refused, as it may be the wrong file)")
+            .onlyFor(EnumSet.of(BackendKind.FILE), false, null);
     static final Key<Integer> BLOCK_SIZE = key(LUN, "block_size", oneOf(LunConfig.BLOCK_SIZES),
             byDefault(LunConfig.DEFAULT_BLOCK_SIZE), "bytes per logical block");
     static final Key<Long> SIZE = key(LUN, "size", size(1, Long.MAX_VALUE, 1, "a positive multiple of block_size"),
@@ -185,9 +198,9 @@ final class ConfigKeys {
 
     /** Every key, table by table in the order of the sample; messages list a table's keys in this order. */
     static final List<Key<?>> ALL = List.of(PROVIDER, ADDRESS, PORT, ID_EXT, IOC_GUID, CREDITS, MAX_IU_LENGTH,
-            MAX_IO_SIZE, IMMEDIATE_DATA, IMMEDIATE_DATA_SIZE, MAX_CHANNELS, CQ_SIZE, RING_SIZE, BACKEND_THREADS,
+            MAX_IO_SIZE, IMMEDIATE_DATA, IMMEDIATE_DATA_SIZE, MAX_CHANNELS, MAX_CHANNELS_PER_INITIATOR, CQ_SIZE, RING_SIZE, BACKEND_THREADS,
             BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, NUMBER,
-            BACKEND, PATH, SIZE, BLOCK_SIZE, READ_ONLY, WRITE_CACHE, DIRECT_IO, BLOCK_CACHE, ALLOWED_INITIATORS);
+            BACKEND, PATH, CREATE, GROW, SIZE, BLOCK_SIZE, READ_ONLY, WRITE_CACHE, DIRECT_IO, BLOCK_CACHE, ALLOWED_INITIATORS);
 
     private ConfigKeys() {
     }

@@ -17,10 +17,13 @@ import java.util.List;
  * @param directIo          {@code file} only: open with O_DIRECT
  * @param blockCacheBytes   {@code rocksdb} only: block cache size
  * @param allowedInitiators initiator port ids allowed to use it; empty means any initiator
+ * @param create            {@code file} and {@code rocksdb}: make the file or database when it is missing (never its
+ *                          folder); otherwise a missing one is refused
+ * @param grow              {@code file}: extend an existing file smaller than {@code sizeBytes}; otherwise refused
  */
 public record LunConfig(int number, BackendKind backend, Path path, long sizeBytes, int blockSize, boolean readOnly,
                         WriteCachePolicy writeCache, boolean directIo, long blockCacheBytes,
-                        List<InitiatorPortId> allowedInitiators) {
+                        List<InitiatorPortId> allowedInitiators, boolean create, boolean grow) {
     /** Largest LUN: SAM's flat space addressing has 14 bits. */
     public static final int MAX_NUMBER = 16383;
     /** The logical block sizes a LUN may have. */
@@ -35,6 +38,10 @@ public record LunConfig(int number, BackendKind backend, Path path, long sizeByt
     public static final WriteCachePolicy DEFAULT_WRITE_CACHE = WriteCachePolicy.WRITE_THROUGH;
     /** Files are opened through the page cache by default ({@code direct_io} needs aligned buffers). */
     public static final boolean DEFAULT_DIRECT_IO = false;
+    /** A missing file or database is refused unless the config asks for a new one. */
+    public static final boolean DEFAULT_CREATE = false;
+    /** A file smaller than the configured size is refused unless the config asks to grow it. */
+    public static final boolean DEFAULT_GROW = false;
     /** Default RocksDB block cache: 64 MiB; {@link #blockCacheBytes} is 0 for other backends. */
     public static final long DEFAULT_BLOCK_CACHE_BYTES = 64L << 20;
 

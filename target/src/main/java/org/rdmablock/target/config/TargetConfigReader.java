@@ -45,15 +45,18 @@ import static org.rdmablock.target.config.ConfigKeys.BLOCK_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.COMMAND;
 import static org.rdmablock.target.config.ConfigKeys.COMPLETIONS;
 import static org.rdmablock.target.config.ConfigKeys.CQ_SIZE;
+import static org.rdmablock.target.config.ConfigKeys.CREATE;
 import static org.rdmablock.target.config.ConfigKeys.CREDITS;
 import static org.rdmablock.target.config.ConfigKeys.DIRECT_IO;
 import static org.rdmablock.target.config.ConfigKeys.IDLE;
+import static org.rdmablock.target.config.ConfigKeys.GROW;
 import static org.rdmablock.target.config.ConfigKeys.ID_EXT;
 import static org.rdmablock.target.config.ConfigKeys.IMMEDIATE_DATA;
 import static org.rdmablock.target.config.ConfigKeys.IMMEDIATE_DATA_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.IOC_GUID;
 import static org.rdmablock.target.config.ConfigKeys.LUN;
 import static org.rdmablock.target.config.ConfigKeys.MAX_CHANNELS;
+import static org.rdmablock.target.config.ConfigKeys.MAX_CHANNELS_PER_INITIATOR;
 import static org.rdmablock.target.config.ConfigKeys.MAX_IO_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.MAX_IU_LENGTH;
 import static org.rdmablock.target.config.ConfigKeys.METRICS_ADDRESS;
@@ -86,6 +89,8 @@ public final class TargetConfigReader {
     public static final String EMBEDDED_SOURCE = "<embedded default>";
     /** Class-path resource of the embedded default config, used when the daemon is started without a file. */
     public static final String EMBEDDED_RESOURCE = "/org/rdmablock/target/default.toml";
+    /** The folder, in the working directory, that the embedded default keeps its LUN in (the daemon makes it). */
+    public static final String EMBEDDED_FOLDER = "data";
 
     private static final int RENDERED_VALUE_LIMIT = 60;
     private static final TomlTable EMPTY = Toml.parse("");
@@ -96,16 +101,40 @@ public final class TargetConfigReader {
     private final String source;
     private final String[] textLines;
     private final Path baseDirectory;
+    private final Storage storage;
     private final List<ConfigException.Problem> problems = new ArrayList<>();
 
-    private TargetConfigReader(String source, String text, Path baseDirectory) {
+    private TargetConfigReader(String source, String text, Path baseDirectory, Storage storage) {
         this.source = source;
         this.textLines = text.split("\\r?\\n", -1);
         this.baseDirectory = baseDirectory;
+        this.storage = storage;
     }
 
-    /** Reads {@code file}; relative LUN paths resolve against its directory. Messages name it as given. */
+    /** Whether a read looks at the LUNs' files as well as the text. */
+    public enum Storage {
+        /**
+         * The text only: for configs of other machines and tests. Its LUN paths need not exist.
+         */
+        NOT_CHECKED,
+        /**
+         * The text and the file system, as the daemon reads its config (start, reload, {@code --check}): a file or
+         * rocksdb LUN's folder must exist (the target makes none: a typo or a disk not mounted yet would otherwise
+         * become a blank disk), and its file or database too unless {@code create = true}.
+         */
+        CHECKED
+    }
+
+    /**
+     * Reads {@code file} as the daemon does ({@link Storage#CHECKED}); relative LUN paths resolve against its
+     * directory. Messages name it as given.
+     */
     public static TargetConfig read(Path file) throws ConfigException {
+        return read(file, Storage.CHECKED);
+    }
+
+    /** Reads {@code file}, looking at its LUNs' files or not; relative LUN paths resolve against its directory. */
+    public static TargetConfig read(Path file, Storage storage) throws ConfigException {
         String text;
         try {
             text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
@@ -116,7 +145,7 @@ public final class TargetConfigReader {
             throw new ConfigException(List.of(new ConfigException.Problem(file.toString(), 0, null,
                     "cannot be read: " + e)));
         }
-        return read(text, file.toString(), TargetConfig.baseDirectory(file));
+        return read(text, file.toString(), TargetConfig.baseDirectory(file), storage);
     }
 
     /**
@@ -126,6 +155,18 @@ public final class TargetConfigReader {
      * @param baseDirectory what relative LUN paths resolve against
      */
     public static TargetConfig read(String toml, String source, Path baseDirectory) throws ConfigException {
+        return read(toml, source, baseDirectory, Storage.NOT_CHECKED);
+    }
+
+    /**
+     * Reads a config from {@code toml}, looking at its LUNs' files or not.
+     *
+     * @param source        what messages and {@link TargetConfig#source()} call it
+     * @param baseDirectory what relative LUN paths resolve against
+     * @param storage       whether the LUNs' folders and files are checked
+     */
+    public static TargetConfig read(String toml, String source, Path baseDirectory, Storage storage)
+            throws ConfigException {
         TomlParseResult root = Toml.parse(toml, TomlVersion.V1_0_0);
         if (root.hasErrors()) {
             List<ConfigException.Problem> syntax = new ArrayList<>();
@@ -133,7 +174,7 @@ public final class TargetConfigReader {
             syntax.sort(Comparator.comparingInt(ConfigException.Problem::line));
             throw new ConfigException(syntax);
         }
-        TargetConfigReader reader = new TargetConfigReader(source, toml, baseDirectory.toAbsolutePath());
+        TargetConfigReader reader = new TargetConfigReader(source, toml, baseDirectory.toAbsolutePath(), storage);
         TargetConfig config = reader.config(new Table("", root, 0));
         if (!reader.problems.isEmpty()) {
             reader.problems.sort(Comparator.comparingInt(ConfigException.Problem::line));
@@ -148,16 +189,26 @@ public final class TargetConfigReader {
      * the working directory, as it has no directory of its own.
      */
     public static TargetConfig embeddedDefault() {
+        try {
+            return embeddedDefault(Storage.NOT_CHECKED);
+        } catch (ConfigException e) {
+            throw new IllegalStateException("the embedded default config is refused:\n" + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The embedded default, its LUN's file looked at or not: checked, it is refused (a {@link ConfigException}) when
+     * the working directory has no {@value #EMBEDDED_FOLDER} folder to keep the LUN in.
+     */
+    public static TargetConfig embeddedDefault(Storage storage) throws ConfigException {
         try (InputStream in = TargetConfigReader.class.getResourceAsStream(EMBEDDED_RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException(EMBEDDED_RESOURCE + " is missing from the class path");
             }
             return read(new String(in.readAllBytes(), StandardCharsets.UTF_8), EMBEDDED_SOURCE,
-                    TargetConfig.baseDirectory(null));
+                    TargetConfig.baseDirectory(null), storage);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (ConfigException e) {
-            throw new IllegalStateException("the embedded default config is refused:\n" + e.getMessage(), e);
         }
     }
 
@@ -179,9 +230,10 @@ public final class TargetConfigReader {
         IdentityConfig identity = valid(v.get(ID_EXT), v.get(IOC_GUID))
                 ? new IdentityConfig(v.get(ID_EXT), v.get(IOC_GUID)) : null;
         ChannelConfig channel = valid(v.get(CREDITS), v.get(MAX_IU_LENGTH), v.get(MAX_IO_SIZE), v.get(IMMEDIATE_DATA),
-                v.get(IMMEDIATE_DATA_SIZE), v.get(MAX_CHANNELS))
+                v.get(IMMEDIATE_DATA_SIZE), v.get(MAX_CHANNELS), v.get(MAX_CHANNELS_PER_INITIATOR))
                 ? new ChannelConfig(v.get(CREDITS), v.get(MAX_IU_LENGTH), v.get(MAX_IO_SIZE).intValue(),
-                v.get(IMMEDIATE_DATA), v.get(IMMEDIATE_DATA_SIZE).intValue(), v.get(MAX_CHANNELS)) : null;
+                v.get(IMMEDIATE_DATA), v.get(IMMEDIATE_DATA_SIZE).intValue(), v.get(MAX_CHANNELS),
+                v.get(MAX_CHANNELS_PER_INITIATOR)) : null;
         PipelineConfig pipeline = valid(v.get(CQ_SIZE), v.get(RING_SIZE), v.get(BACKEND_THREADS),
                 v.get(BLOCKING_THREADS), v.get(RECEIVE_QUEUE), v.get(COMPLETIONS))
                 ? new PipelineConfig(v.get(CQ_SIZE), v.get(RING_SIZE), v.get(BACKEND_THREADS), v.get(RECEIVE_QUEUE),
@@ -245,11 +297,44 @@ public final class TargetConfigReader {
         BackendKind backend = v.get(BACKEND);
         boolean pathMissing = path == null && backend != null && PATH.onlyFor().backends().contains(backend);
         if (pathMissing || !valid(v.get(NUMBER), backend, v.get(BLOCK_SIZE), v.get(SIZE), v.get(READ_ONLY),
-                v.get(WRITE_CACHE), v.get(DIRECT_IO), v.get(BLOCK_CACHE), v.get(ALLOWED_INITIATORS))) {
+                v.get(WRITE_CACHE), v.get(DIRECT_IO), v.get(BLOCK_CACHE), v.get(ALLOWED_INITIATORS), v.get(CREATE),
+                v.get(GROW))) {
             return null;
         }
-        return new LunConfig(v.get(NUMBER), backend, path, v.get(SIZE), v.get(BLOCK_SIZE), v.get(READ_ONLY),
-                v.get(WRITE_CACHE), v.get(DIRECT_IO), v.get(BLOCK_CACHE), v.get(ALLOWED_INITIATORS));
+        LunConfig lun = new LunConfig(v.get(NUMBER), backend, path, v.get(SIZE), v.get(BLOCK_SIZE), v.get(READ_ONLY),
+                v.get(WRITE_CACHE), v.get(DIRECT_IO), v.get(BLOCK_CACHE), v.get(ALLOWED_INITIATORS), v.get(CREATE),
+                v.get(GROW));
+        return storage == Storage.CHECKED && lun.path() != null && !storageAllowed(t, lun) ? null : lun;
+    }
+
+    /**
+     * Whether the LUN's folder exists, and its file or database too (or {@code create = true} asks for it); else
+     * refuses its path. The backend checks again as it opens (the file system may change in between).
+     */
+    private boolean storageAllowed(Table t, LunConfig lun) {
+        Path folder = lun.path().getParent();
+        boolean file = lun.backend() == BackendKind.FILE;
+        String what = file ? "file" : "database directory";
+        if (folder == null || !Files.isDirectory(folder)) {
+            notAllowed(t, PATH.name(), "a path in an existing folder: " + folder + " is not one; the target makes no"
+                    + " folder (a typo, or a disk not mounted yet?)");
+            return false;
+        }
+        if (!Files.exists(lun.path())) {
+            if (lun.create() && !lun.readOnly()) {
+                return true;
+            }
+            notAllowed(t, PATH.name(), "an existing " + what + ": " + lun.path() + " does not exist"
+                    + (lun.readOnly() ? " (a read-only LUN is never created)"
+                    : " (create = true makes it, a new empty disk)"));
+            return false;
+        }
+        if (file == Files.isDirectory(lun.path())) {
+            notAllowed(t, PATH.name(), "a " + (file ? "file, not a directory" : "directory, not a file") + ": "
+                    + lun.path() + " is " + (file ? "a directory" : "a file"));
+            return false;
+        }
+        return true;
     }
 
     /** A LUN's path as written, resolved against the base directory; null when it has none or a wrong one. */

@@ -211,6 +211,12 @@ public final class SrpTarget implements AutoCloseable {
             login.rejectReason = SrpLoginReject.REASON_UNABLE_ESTABLISH_CHANNEL;
             login.rejectWhy = "initiator " + login.initiator + " is on no LUN's access list";
         }
+        final int held = login.rejectReason == 0 ? channelsHeldBy(d, login) : 0;
+        if (held >= config.channel().maxChannelsPerInitiator()) {
+            login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
+            login.rejectWhy = "initiator " + login.initiator + " holds " + held + " channels, the most one initiator may"
+                    + " (max_channels_per_initiator)";
+        }
         final int channelId = login.rejectReason == 0 ? d.channels().freeId() : -1;
         if (login.rejectReason == 0 && channelId < 0) {
             login.rejectReason = SrpLoginReject.REASON_CHANNEL_LIMIT_REACHED;
@@ -279,6 +285,24 @@ public final class SrpTarget implements AutoCloseable {
     /** The RDMA READs the target may have outstanding: what the initiator's responder takes, at most {@link #MAX_READ_DEPTH}. */
     private static int readDepth(final ConnectionId.ReadDepths depths) {
         return depths.peerResponderResources() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerResponderResources()) : MAX_READ_DEPTH;
+    }
+
+    /**
+     * The channels {@code login}'s initiator port holds that the login keeps: all that are not ending, with multichannel
+     * action MULTIPLE; none with SINGLE, which ends them.
+     */
+    private static int channelsHeldBy(final DeviceResources d, final LoginNegotiation login) {
+        if (login.multichannelAction != SrpLoginRequest.MULTICHANNEL_MULTI) {
+            return 0;
+        }
+        final ChannelTable channels = d.channels();
+        int held = 0;
+        for (int i = 0; i < channels.capacity(); i++) {
+            if (channels.get(i) instanceof SrpChannel other && !other.closing() && other.initiator().equals(login.initiator)) {
+                held++;
+            }
+        }
+        return held;
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */

@@ -39,21 +39,37 @@ class BackendFactoryTest {
     }
 
     @Test
-    void aMissingFolderIsMadeWithTheLun(@TempDir Path dir) {
-        Path path = dir.resolve("missing").resolve("deeper").resolve("lun.img");
-        try (LunBackend backend = BackendFactory.open(TestLuns.lun(BackendKind.FILE, path, SIZE, 512))) {
-            assertEquals(SIZE, backend.sizeBytes());
-        }
-        assertTrue(java.nio.file.Files.isRegularFile(path), "the folder and the file are made");
+    void aMissingFolderIsNeverMadeEvenWithCreate(@TempDir Path dir) {
+        Path folder = dir.resolve("not-mounted-yet");
+        Path file = folder.resolve("lun.img");
+        refused(TestLuns.lun(BackendKind.FILE, file, SIZE, 512), file, "ENOENT");
+        Path db = folder.resolve("lun.rocksdb");
+        refused(TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512), db, "cannot open the RocksDB database");
+        assertTrue(Files.notExists(folder), "no folder is made: a typo or a disk not mounted must not become a blank disk");
     }
 
     @Test
-    void aFolderThatCannotBeMadeIsRefusedWithTheCause(@TempDir Path dir) throws java.io.IOException {
-        Path blocker = java.nio.file.Files.writeString(dir.resolve("a-file"), "not a folder");
+    void aMissingFileOrDatabaseIsMadeOnlyWhenAsked(@TempDir Path dir) {
+        Path file = dir.resolve("lun.img");
+        BackendOpenException e = refused(TestLuns.existing(TestLuns.lun(BackendKind.FILE, file, SIZE, 512)), file, "ENOENT");
+        assertTrue(e.getMessage().contains("create = true makes a missing file"), e.getMessage());
+        Path db = dir.resolve("lun.rocksdb");
+        e = refused(TestLuns.existing(TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512)), db, "no database directory there");
+        assertTrue(e.getMessage().contains("create = true makes a new, empty one"), e.getMessage());
+        assertTrue(Files.notExists(file) && Files.notExists(db), "nothing made");
+        try (LunBackend made = BackendFactory.open(TestLuns.lun(BackendKind.FILE, file, SIZE, 512))) {
+            assertEquals(SIZE, made.sizeBytes());
+        }
+        try (LunBackend again = BackendFactory.open(TestLuns.existing(TestLuns.lun(BackendKind.FILE, file, SIZE, 512)))) {
+            assertEquals(SIZE, again.sizeBytes(), "once made, it opens without create");
+        }
+    }
+
+    @Test
+    void aPathUnderAFileIsRefusedWithTheCause(@TempDir Path dir) throws java.io.IOException {
+        Path blocker = Files.writeString(dir.resolve("a-file"), "not a folder");
         Path path = blocker.resolve("lun.img");
-        BackendOpenException e = assertThrows(BackendOpenException.class,
-                () -> BackendFactory.open(TestLuns.lun(BackendKind.FILE, path, SIZE, 512)));
-        assertTrue(e.getMessage().contains("cannot create its folder") && e.getMessage().contains(path.toString()), e.getMessage());
+        refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512), path, "ENOTDIR");
     }
 
     @Test
@@ -70,19 +86,39 @@ class BackendFactoryTest {
     }
 
     @Test
-    void anExistingFileSmallerThanConfiguredIsRefusedAndLeftAlone(@TempDir Path dir) throws Exception {
+    void anExistingFileSmallerThanConfiguredIsRefusedAndLeftAloneUnlessToldToGrow(@TempDir Path dir) throws Exception {
         Path path = dir.resolve("small.img");
         try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
             file.setLength(SIZE / 2);
         }
         BackendOpenException e = refused(TestLuns.lun(BackendKind.FILE, path, SIZE, 512), path, "fewer than the configured " + SIZE);
-        assertTrue(e.getMessage().contains(String.valueOf(SIZE / 2)), e.getMessage());
+        assertTrue(e.getMessage().contains(String.valueOf(SIZE / 2)) && e.getMessage().contains("grow = true"), e.getMessage());
         assertEquals(SIZE / 2, Files.size(path), "the refused file is not grown");
+        refused(TestLuns.readOnly(TestLuns.growing(TestLuns.lun(BackendKind.FILE, path, SIZE, 512))), path, "fewer than");
+        assertEquals(SIZE / 2, Files.size(path), "a read-only LUN's file is never grown");
+        try (LunBackend grown = BackendFactory.open(TestLuns.growing(TestLuns.existing(TestLuns.lun(BackendKind.FILE, path,
+                SIZE, 512))))) {
+            assertEquals(SIZE, grown.sizeBytes());
+        }
+        assertEquals(SIZE, Files.size(path), "grow = true extends it");
     }
 
     @Test
-    void anExistingEmptyFileIsSizedAsANewOne(@TempDir Path dir) throws Exception {
+    void anExistingFileLargerThanConfiguredIsRefusedAndLeftAlone(@TempDir Path dir) throws Exception {
+        Path path = dir.resolve("large.img");
+        try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
+            file.setLength(SIZE * 2);
+        }
+        BackendOpenException e = refused(TestLuns.growing(TestLuns.lun(BackendKind.FILE, path, SIZE, 512)), path,
+                "more than the configured " + SIZE);
+        assertTrue(e.getMessage().contains("size = " + SIZE * 2 + " serves all of it"), e.getMessage());
+        assertEquals(SIZE * 2, Files.size(path), "the refused file is not cut");
+    }
+
+    @Test
+    void anExistingEmptyFileIsSizedAsANewOneWhenCreateOrGrowSaysSo(@TempDir Path dir) throws Exception {
         Path path = Files.createFile(dir.resolve("empty.img"));
+        refused(TestLuns.existing(TestLuns.lun(BackendKind.FILE, path, SIZE, 512)), path, "the file holds 0 bytes");
         try (LunBackend backend = BackendFactory.open(TestLuns.lun(BackendKind.FILE, path, SIZE, 512))) {
             assertEquals(SIZE, backend.sizeBytes());
         }
@@ -95,7 +131,7 @@ class BackendFactoryTest {
         refused(TestLuns.readOnly(TestLuns.lun(BackendKind.FILE, file, SIZE, 512)), file, "ENOENT");
         assertTrue(Files.notExists(file));
         Path db = dir.resolve("absent-db");
-        refused(TestLuns.readOnly(TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512)), db, "cannot open the RocksDB database");
+        refused(TestLuns.readOnly(TestLuns.lun(BackendKind.ROCKSDB, db, SIZE, 512)), db, "a read-only LUN is never created");
         assertTrue(Files.notExists(db));
     }
 
@@ -147,7 +183,7 @@ class BackendFactoryTest {
     @Test
     void aRocksDbPathThatIsAFileIsRefused(@TempDir Path dir) throws Exception {
         Path file = Files.createFile(dir.resolve("not-a-dir"));
-        refused(TestLuns.lun(BackendKind.ROCKSDB, file, SIZE, 512), file, "cannot create the directory");
+        refused(TestLuns.lun(BackendKind.ROCKSDB, file, SIZE, 512), file, "not a directory");
     }
 
     @Test

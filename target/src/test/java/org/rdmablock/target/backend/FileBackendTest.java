@@ -65,31 +65,6 @@ class FileBackendTest extends BackendContractTest {
         }
     }
 
-    @Test
-    void aLargerFileIsServedUpToTheConfiguredSizeAndKeepsTheRest(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("larger.img");
-        byte[] tail = "beyond the LUN".getBytes(StandardCharsets.US_ASCII);
-        try (RandomAccessFile raw = new RandomAccessFile(file.toFile(), "rw")) {
-            raw.setLength(2 << 20);
-            raw.seek(1 << 20);
-            raw.write(tail);
-        }
-        LunConfig config = TestLuns.lun(BackendKind.FILE, file, 1 << 20, 4096);
-        try (LunBackend backend = BackendFactory.open(config)) {
-            assertEquals(1 << 20, backend.sizeBytes());
-            Completion done = new Completion();
-            backend.write(1 << 20, buffer, 0, 4096, false, done.reset());
-            done.assertStatus(BackendStatus.INTERNAL_ERROR, "write past the configured size");
-        }
-        assertEquals(2 << 20, Files.size(file));
-        byte[] after = new byte[tail.length];
-        try (RandomAccessFile raw = new RandomAccessFile(file.toFile(), "r")) {
-            raw.seek(1 << 20);
-            raw.readFully(after);
-        }
-        assertEquals(new String(tail, StandardCharsets.US_ASCII), new String(after, StandardCharsets.US_ASCII));
-    }
-
     /** Bytes the file system allocated to the file ({@code stat %b}, 512-byte units). */
     static long allocatedBytes(Path file) throws IOException, InterruptedException {
         Process stat = new ProcessBuilder("stat", "-c", "%b", file.toString()).redirectErrorStream(true).start();

@@ -34,18 +34,18 @@ class ShippedConfigTest {
 
     @Test
     void theSampleLoads() throws ConfigException {
-        TargetConfig c = TargetConfigReader.read(SAMPLE);
+        TargetConfig c = TargetConfigReader.read(SAMPLE, TargetConfigReader.Storage.NOT_CHECKED);
         Path deploy = SAMPLE.toAbsolutePath().getParent();
         assertEquals(List.of(
                 new LunConfig(0, BackendKind.FILE, deploy.resolve("data/lun0.img"), 1L << 30, 512, false,
-                        WriteCachePolicy.WRITE_THROUGH, false, 0, List.of()),
+                        WriteCachePolicy.WRITE_THROUGH, false, 0, List.of(), false, false),
                 new LunConfig(1, BackendKind.ROCKSDB, deploy.resolve("data/lun1.rocksdb"), 16L << 30, 4096, false,
-                        WriteCachePolicy.WRITE_THROUGH, false, 64L << 20, List.of())), c.luns());
+                        WriteCachePolicy.WRITE_THROUGH, false, 64L << 20, List.of(), false, false)), c.luns());
     }
 
     @Test
     void theSampleShowsTheDefaults() throws Exception {
-        TargetConfig sample = TargetConfigReader.read(SAMPLE);
+        TargetConfig sample = TargetConfigReader.read(SAMPLE, TargetConfigReader.Storage.NOT_CHECKED);
         TargetConfig defaults = TargetConfigReader.read("", "defaults", Path.of("/"));
         assertEquals(defaults.listen(), sample.listen());
         assertEquals(defaults.identity(), sample.identity());
@@ -97,7 +97,7 @@ class ShippedConfigTest {
                 fixed++;
             }
         }
-        assertEquals(24, fixed, "keys with a fixed default");   // the others: derived (4) or required (number, path, size)
+        assertEquals(26, fixed, "keys with a fixed default");   // the others: derived (4) or required (number, path, size)
     }
 
     @Test
@@ -118,6 +118,6 @@ class ShippedConfigTest {
         assertEquals(TargetConfigReader.EMBEDDED_SOURCE, c.source());
         assertEquals(new ListenConfig("soft", "127.0.0.1", 5555), c.listen());
         assertEquals(List.of(new LunConfig(0, BackendKind.FILE, Path.of("").toAbsolutePath().resolve("data/lun0.img"),
-                1L << 30, 512, false, WriteCachePolicy.WRITE_THROUGH, false, 0, List.of())), c.luns());
+                1L << 30, 512, false, WriteCachePolicy.WRITE_THROUGH, false, 0, List.of(), true, false)), c.luns());
     }
 }

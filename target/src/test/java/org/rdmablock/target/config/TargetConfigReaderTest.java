@@ -113,7 +113,7 @@ class TargetConfigReaderTest {
     void aLunTakesItsDefaults() throws ConfigException {
         LunConfig lun = read(LUN0).luns().getFirst();
         assertEquals(new LunConfig(0, BackendKind.FILE, BASE.resolve("lun0.img"), 1L << 30, 512, false,
-                WriteCachePolicy.WRITE_THROUGH, false, 0, List.of()), lun);
+                WriteCachePolicy.WRITE_THROUGH, false, 0, List.of(), false, false), lun);
         LunConfig rocks = read("[[lun]]\nnumber = 3\nbackend = \"rocksdb\"\npath = \"db\"\nsize = 4096\n")
                 .luns().getFirst();
         assertEquals(64L << 20, rocks.blockCacheBytes());
@@ -174,7 +174,7 @@ class TargetConfigReaderTest {
         assertEquals(new TimeoutConfig(Duration.ofMinutes(5), Duration.ofMillis(250)), c.timeouts());
         assertEquals(new LunConfig(16383, BackendKind.FILE, Path.of("/abs/lun.img"), 8192, 4096, true,
                 WriteCachePolicy.WRITE_BACK, true, 0, List.of(new InitiatorPortId(0, 0x0002c90300a1b2c3L),
-                new InitiatorPortId(0xfe80000000000000L, 0x0002c90300a1b2c4L))), c.luns().getFirst());
+                new InitiatorPortId(0xfe80000000000000L, 0x0002c90300a1b2c4L)), false, false), c.luns().getFirst());
     }
 
     @Test
@@ -227,7 +227,7 @@ class TargetConfigReaderTest {
         Path file = dir.resolve("conf/target.toml");
         Files.createDirectories(file.getParent());
         Files.writeString(file, LUN0);
-        TargetConfig c = TargetConfigReader.read(file);
+        TargetConfig c = TargetConfigReader.read(file, TargetConfigReader.Storage.NOT_CHECKED);
         assertEquals(file.toString(), c.source());
         assertEquals(dir.resolve("conf/lun0.img"), c.luns().getFirst().path());
 
@@ -663,5 +663,15 @@ class TargetConfigReaderTest {
                 """));
         assertEquals(List.of("lun[1].block_size"), e.problems().stream().map(ConfigException.Problem::key).toList());
         assertFalse(e.getMessage().contains("lun[0]"));
+    }
+
+    @Test
+    void channelsPerInitiatorDefaultToSixteenOrAllAndNeverExceedAll() throws ConfigException {
+        assertEquals(16, read("").channel().maxChannelsPerInitiator());
+        assertEquals(8, read("[channel]\nmax_channels = 8\n").channel().maxChannelsPerInitiator());
+        assertEquals(3, read("[channel]\nmax_channels_per_initiator = 3\n").channel().maxChannelsPerInitiator());
+        ConfigException.Problem p = problem("[channel]\nmax_channels = 8\nmax_channels_per_initiator = 9\n");
+        assertEquals("test.toml:3: key 'channel.max_channels_per_initiator': 9 is not allowed (an integer from 1 to"
+                + " max_channels = 8)", p.toString());
     }
 }

@@ -60,7 +60,7 @@ class BlockingCallsTest {
     void thePollerMakesWhatDoesNotWaitAndHandsOverTheRest(@TempDir final Path dir) throws Exception {
         final Path file = dir.resolve("lun0.img");
         final LunConfig lun = new LunConfig(0, LunConfig.BackendKind.FILE, file, 8L << 20, 512, false,
-                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of());
+                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), true, false);
         backend = BackendFactory.open(lun);
         final LogicalUnitTable units = new LogicalUnitTable();
         units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("lun0").blockSize(512)
@@ -107,7 +107,7 @@ class BlockingCallsTest {
         final LunBackend direct;
         try {
             direct = BackendFactory.open(new LunConfig(1, LunConfig.BackendKind.FILE, file, Files.size(file), 4096, false,
-                    LunConfig.WriteCachePolicy.WRITE_BACK, true, 0, List.of()));
+                    LunConfig.WriteCachePolicy.WRITE_BACK, true, 0, List.of(), false, false));
         } catch (RuntimeException e) {
             return false;
         }

@@ -216,6 +216,7 @@ class DaemonCrashTest {
                 number = 0
                 backend = "%s"
                 path = "%s"
+                create = true
                 size = "%d"
                 block_size = %d
                 write_cache = "%s"

@@ -44,7 +44,7 @@ class InPlaceFileLunTest {
     @BeforeEach
     void start() {
         file = BackendFactory.open(new LunConfig(0, LunConfig.BackendKind.FILE, dir.resolve("lun0.img"), SIZE, BLOCK, false,
-                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of()));
+                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), true, false));
         final LogicalUnitTable units = new LogicalUnitTable();
         units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("lun0").blockSize(BLOCK)
                 .maxTransferBytes(MIB).build(), file));

@@ -62,7 +62,7 @@ class InPlaceMemoryLunTest {
 
     private static LunConfig memoryLun(final int number, final boolean readOnly) {
         return new LunConfig(number, LunConfig.BackendKind.MEMORY, null, SIZE, BLOCK, readOnly,
-                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of());
+                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), false, false);
     }
 
     private static LogicalUnit unit(final int number, final LunBackend backend, final boolean readOnly) {

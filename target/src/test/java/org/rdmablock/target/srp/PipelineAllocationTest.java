@@ -78,7 +78,7 @@ class PipelineAllocationTest {
                                        final PipelineHarness.Mix mix) {
         try (org.rdmablock.target.backend.LunBackend lun = org.rdmablock.target.backend.BackendFactory.open(
                 new org.rdmablock.target.config.LunConfig(0, kind, path, IN_PLACE_LUN_BYTES, PipelineHarness.BLOCK_SIZE, false,
-                        org.rdmablock.target.config.LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, java.util.List.of()));
+                        org.rdmablock.target.config.LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, java.util.List.of(), true, false));
              PipelineHarness harness = new PipelineHarness(2, 32, 0, lun, true)) {
             harness.burst(16);
             measure(harness, mix);

@@ -43,6 +43,7 @@ class ReloadTest {
             [[lun]]
             number = 2
             path = "lun2.img"
+            create = true
             size = "4MiB"
             """;
     private static final String CHANGED_CHANNEL = "[channel]\ncredits = 16\n";

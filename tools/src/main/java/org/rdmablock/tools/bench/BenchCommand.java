@@ -4,10 +4,10 @@ import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
+import org.rdmablock.target.CommandLines;
 import org.rdmablock.target.config.Quantities;
 import org.rdmablock.tools.session.EmbeddedTarget;
 import org.rdmablock.tools.session.TargetOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
  * <p>Exit status: 0 ran (and verified); 1 could not connect or an I/O failed; 2 a bad option; 3 verify found a block
  * other than the one written (the report says where).
  */
-@Command(name = "rdmablock bench", mixinStandardHelpOptions = true, version = "rdmablock bench 0.1", sortOptions = false,
+@Command(name = "rdmablock bench", mixinStandardHelpOptions = true, versionProvider = CommandLines.Version.class, sortOptions = false,
         description = "Block I/O benchmark against an SRP target, fio-like (the initiator library's asynchronous API).")
 public final class BenchCommand implements Callable<Integer> {
     /** Exit status of an option the run cannot go with (picocli's own usage errors are 2 as well). */
@@ -87,10 +87,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     /*
      * Park by default: the initiator's channel thread is what must run for an I/O to complete, and a bench thread
-     * spinning beside it takes the core it needs. Measured on 2 vCPUs against our target (memory LUN, poller running
-     * each command), 4 KiB random reads, yield channel thread, two runs each: QD 1 3 600 / 4 900 IOPS adaptive,
-     * 10 300 / 13 800 park; QD 16 21 000 / 21 900 against 41 700 / 58 500; 1 MiB reads QD 4 2 280 / 2 730 against
-     * 2 660 / 2 980. Spinning pays only with cores to spare. Ignored with --channel-wait caller (the thread polls).
+     * spinning beside it takes the core it needs; spinning pays only with cores to spare (measured:
+     * docs/benchmarks/initiator-scheduling.md). Ignored with --channel-wait caller (the thread polls).
      */
     @Option(names = "--wait", defaultValue = "park", description = "how a bench thread waits for completions: park (at "
             + "once: leaves the cores to the initiator's channel threads and the target), adaptive (spin, yield, then "
@@ -141,7 +139,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     public static void main(final String[] args) {
         final String[] rest = args.length > 0 && args[0].equals("bench") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
-        System.exit(new CommandLine(new BenchCommand()).execute(rest));
+        System.exit(CommandLines.of(new BenchCommand(), "rdmablock bench").execute(rest));
     }
 
     @Override

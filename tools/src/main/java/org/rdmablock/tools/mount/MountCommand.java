@@ -4,10 +4,10 @@ import org.cryptomator.jfuse.api.FuseMountFailedException;
 import org.rdmablock.initiator.InitiatorConfig;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
+import org.rdmablock.target.CommandLines;
 import org.rdmablock.target.config.Quantities;
 import org.rdmablock.tools.session.EmbeddedTarget;
 import org.rdmablock.tools.session.TargetOptions;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Exit status: 0 unmounted cleanly; 1 the machine lacks FUSE (the message says what to install), the directory is
  * in use, or the target could not be reached; 2 a bad option.
  */
-@Command(name = "rdmablock mount", mixinStandardHelpOptions = true, version = "rdmablock mount 0.1", sortOptions = false,
+@Command(name = "rdmablock mount", mixinStandardHelpOptions = true, versionProvider = CommandLines.Version.class, sortOptions = false,
         description = "Mounts a target's LUNs as files (lunN.img) through FUSE; Ctrl-C or SIGTERM unmounts.")
 public final class MountCommand implements Callable<Integer> {
     static final int EXIT_FAILED = 1;
@@ -64,6 +64,11 @@ public final class MountCommand implements Callable<Integer> {
             + "channel threads: each FUSE thread drives the channels while it waits for its answer) (default: ${DEFAULT-VALUE})")
     String channelWait;
 
+    @Option(names = "--io-timeout", paramLabel = "DURATION", defaultValue = "30s", description = "how long I/O waits while "
+            + "the target is away (the initiator logging in again) before it fails with EIO, logged, as nbd-client's "
+            + "-timeout; a command the target holds this long is aborted and sent again (default: ${DEFAULT-VALUE})")
+    String ioTimeout;
+
     @Option(names = "--fuse-threads", defaultValue = "" + DEFAULT_FUSE_THREADS, description = "FUSE worker threads, "
             + "requests served at once; each has a registered 1 MiB buffer (default: ${DEFAULT-VALUE})")
     int fuseThreads;
@@ -83,6 +88,7 @@ public final class MountCommand implements Callable<Integer> {
             + FuseRequirements.LIBRARY + " found in LD_LIBRARY_PATH or the system's library directories)")
     Path fuseLibrary;
 
+    private java.time.Duration ioTimeoutBound;
     private final PrintStream out;
     private final PrintStream err;
     private final FuseRequirements.Probe probe;
@@ -91,6 +97,8 @@ public final class MountCommand implements Callable<Integer> {
     private SrpInitiator initiator;
     private Volume volume;
     private boolean closed;
+    /** The folders {@link #prepare} made for the mount point, deepest first: removed again if the mount fails. */
+    private final java.util.List<Path> madeFolders = new java.util.ArrayList<>();
     /** Set as stop() begins, so that the watch does not report the unmount it makes as one from outside. */
     private volatile boolean stopping;
 
@@ -108,7 +116,7 @@ public final class MountCommand implements Callable<Integer> {
 
     public static void main(final String[] args) {
         final String[] rest = args.length > 0 && args[0].equals("mount") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
-        System.exit(new CommandLine(new MountCommand()).execute(rest));
+        System.exit(CommandLines.of(new MountCommand(), "rdmablock mount").execute(rest));
     }
 
     @Override
@@ -119,6 +127,10 @@ public final class MountCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--channels must be 1..256, --queue-depth 2..4096, --fuse-threads 1..1024");
             }
             embeddedBytes = Quantities.parseSize(embeddedSize);
+            ioTimeoutBound = Quantities.parseDuration(ioTimeout);
+            if (ioTimeoutBound.isZero() || ioTimeoutBound.isNegative()) {
+                throw new IllegalArgumentException("--io-timeout must be positive, not " + ioTimeout);
+            }
             if (embeddedTarget != null && embeddedTarget.toLowerCase(Locale.ROOT).equals("file") != (embeddedFile != null)) {
                 throw new IllegalArgumentException("--embedded-file goes with --embedded-target file, and only with it");
             }
@@ -149,6 +161,8 @@ public final class MountCommand implements Callable<Integer> {
                         .withChannels(channels, InitiatorConfig.ChannelPolicy.PER_THREAD)
                         .withQueueDepth(queueDepth)
                         .withWaiting(InitiatorConfig.Waiting.named(channelWait))
+                        // a command unanswered, or the target away, for longer than the bound fails (EIO, logged)
+                        .withFaultHandling(ioTimeoutBound, ioTimeoutBound, InitiatorConfig.DEFAULT_MAX_RETRIES)
                         .withBounceBytes(4096); // every I/O buffer is registered (SlotPool): bounce buffers carry only discovery
             } catch (IllegalArgumentException e) {
                 err.println("rdmablock mount: " + e.getMessage());
@@ -188,8 +202,34 @@ public final class MountCommand implements Callable<Integer> {
             }
             case MOUNTED -> throw new IOException(directory + " has a live mount already (unmount it: "
                     + FuseRequirements.FUSERMOUNT + " -u " + directory + ")");
-            case FREE -> Files.createDirectories(directory);
+            case FREE -> {
+                if (Files.exists(directory) && !Files.isDirectory(directory)) {
+                    throw new IOException(directory + " is not a directory (a mount point must be one)");
+                }
+                for (Path missing = directory.toAbsolutePath(); missing != null && Files.notExists(missing);
+                     missing = missing.getParent()) {
+                    madeFolders.add(missing);
+                }
+                try {
+                    Files.createDirectories(directory);
+                } catch (IOException e) {
+                    madeFolders.clear();
+                    throw new IOException("cannot make the mount point " + directory + ": " + e, e);
+                }
+            }
         }
+    }
+
+    /** Removes the folders {@link #prepare} made, when they are still empty: a failed mount leaves nothing behind. */
+    private void removeMadeFolders() {
+        for (final Path folder : madeFolders) {
+            try {
+                Files.deleteIfExists(folder);
+            } catch (IOException e) {
+                return; // not empty (or not ours to remove): leave it and the folders above it
+            }
+        }
+        madeFolders.clear();
     }
 
     /** Until stopped, or until the directory is no longer a mount point (unmounted from outside). */
@@ -219,6 +259,8 @@ public final class MountCommand implements Callable<Integer> {
             if (volume != null) {
                 volume.close();
                 err.println("rdmablock mount: unmounted " + directory);
+            } else {
+                removeMadeFolders();
             }
         } finally {
             try {

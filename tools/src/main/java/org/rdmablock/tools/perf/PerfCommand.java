@@ -7,6 +7,8 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.HdrHistogram.Histogram;
+import org.rdmablock.target.CommandLines;
+import org.rdmablock.target.config.Quantities;
 import org.rdmablock.verbs.SendOpcode;
 import org.rdmablock.verbs.VerbsProvider;
 
@@ -19,7 +21,7 @@ import picocli.CommandLine.Option;
  * comparison table of the soft provider against TCP. Both ends run in this process, each on its own provider
  * instance (its own device and I/O threads), over the given address.
  */
-@Command(name = "rdmablock-perf", mixinStandardHelpOptions = true, version = "rdmablock-perf 0.1",
+@Command(name = "rdmablock-perf", mixinStandardHelpOptions = true, versionProvider = CommandLines.Version.class,
     description = "RDMA perf tools (perftest equivalents) and raw TCP baselines.",
     subcommands = {PerfCommand.WriteBw.class, PerfCommand.ReadBw.class, PerfCommand.SendLat.class,
         PerfCommand.WriteLat.class, PerfCommand.Compare.class, PerfCommand.RpingCommand.class})
@@ -45,17 +47,33 @@ public final class PerfCommand {
         return sizes;
     }
 
+    /** A size option in the one grammar of the config and the other tools ({@link Quantities#parseSize}): "64k", "1MiB". */
+    static final class LongSize implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(final String value) {
+            return Quantities.parseSize(value);
+        }
+    }
+
+    /** {@link LongSize}, for sizes that must fit an int (a message, a buffer). */
+    static final class IntSize implements CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(final String value) {
+            return Math.toIntExact(Quantities.parseSize(value));
+        }
+    }
+
     abstract static class Bandwidth implements Callable<Integer> {
         @CommandLine.Mixin
         Common common = new Common();
 
-        @Option(names = {"-s", "--size"}, description = "message size in bytes; all sizes 64 B..1 MiB when omitted")
+        @Option(names = {"-s", "--size"}, converter = IntSize.class, description = "message size (bytes, or 4k, 1MiB, ...); all sizes 64 B..1 MiB when omitted")
         Integer size;
 
         @Option(names = {"-t", "--tx-depth"}, defaultValue = "64", description = "requests in flight (default: ${DEFAULT-VALUE})")
         int depth;
 
-        @Option(names = "--bytes", defaultValue = "268435456", description = "bytes per size (default: ${DEFAULT-VALUE})")
+        @Option(names = "--bytes", defaultValue = "256MiB", converter = LongSize.class, description = "bytes per size (default: ${DEFAULT-VALUE})")
         long bytes;
 
         abstract SendOpcode opcode();
@@ -99,7 +117,7 @@ public final class PerfCommand {
         @CommandLine.Mixin
         Common common = new Common();
 
-        @Option(names = {"-s", "--size"}, description = "message size in bytes; 64 B..1 MiB when omitted with -a")
+        @Option(names = {"-s", "--size"}, converter = IntSize.class, description = "message size (bytes, or 4k, ...); 64 B..1 MiB when omitted with -a")
         int size = 64;
 
         @Option(names = {"-a", "--all"}, description = "all sizes from 64 B to 1 MiB")
@@ -168,7 +186,7 @@ public final class PerfCommand {
         @Option(names = "--rounds", defaultValue = "5", description = "rounds, alternating provider and TCP (default: ${DEFAULT-VALUE})")
         int rounds;
 
-        @Option(names = "--bytes", defaultValue = "536870912", description = "bytes per bandwidth measurement (default: ${DEFAULT-VALUE})")
+        @Option(names = "--bytes", defaultValue = "512MiB", converter = LongSize.class, description = "bytes per bandwidth measurement (default: ${DEFAULT-VALUE})")
         long bytes;
 
         @Option(names = {"-n", "--iterations"}, defaultValue = "20000", description = "round trips per latency measurement (default: ${DEFAULT-VALUE})")
@@ -233,7 +251,7 @@ public final class PerfCommand {
         @Option(names = {"-C", "--count"}, defaultValue = "10", description = "pings (client; default: ${DEFAULT-VALUE})")
         int count;
 
-        @Option(names = {"-S", "--size"}, defaultValue = "64", description = "ping buffer size (default: ${DEFAULT-VALUE}, as rping)")
+        @Option(names = {"-S", "--size"}, defaultValue = "64", converter = IntSize.class, description = "ping buffer size (default: ${DEFAULT-VALUE}, as rping)")
         int size;
 
         @Override

@@ -3,6 +3,7 @@ package org.rdmablock.tools.session;
 import org.rdmablock.protocol.srp.SrpTargetPortId;
 import org.rdmablock.target.LunInventory;
 import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.config.ChannelConfig;
 import org.rdmablock.target.config.ConfigException;
 import org.rdmablock.target.config.ListenConfig;
 import org.rdmablock.target.config.TargetConfig;
@@ -55,13 +56,16 @@ public final class EmbeddedTarget implements AutoCloseable {
                 [target]
                 id_ext = "0x%016x"
                 ioc_guid = "0x%016x"
+                [channel]
+                max_channels_per_initiator = %d
                 [[lun]]
                 number = 0
                 backend = "%s"
                 size = %d
                 %s
-                """, provider, ADDRESS, id, id, kind, sizeBytes,
-                file == null ? "" : "path = \"" + file.toAbsolutePath().toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+                """, provider, ADDRESS, id, id, ChannelConfig.DEFAULT_MAX_CHANNELS, kind, sizeBytes,
+                file == null ? "" : "path = \"" + file.toAbsolutePath().toString().replace("\\", "\\\\").replace("\"", "\\\"")
+                        + "\"\ncreate = true");
         final TargetConfig read;
         try {
             read = TargetConfigReader.read(toml, "<embedded target>", Path.of("").toAbsolutePath());

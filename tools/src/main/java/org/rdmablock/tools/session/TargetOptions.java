@@ -23,7 +23,8 @@ public final class TargetOptions {
     String iocGuid;
 
     @Option(names = "--initiator-id", paramLabel = "HEX", description = "this initiator's port id, 32 hex digits (default: "
-            + "derived from this host's name); two sessions at once on one target need different ones")
+            + "derived from this host's name and this process's id, so each run is an initiator of its own); give one "
+            + "where the target's allowed_initiators names it")
     String initiatorId;
 
     /** The verbs provider's name. */

@@ -23,7 +23,7 @@ import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TimeoutConfig;
 import org.rdmablock.target.srp.SrpTarget;
-import picocli.CommandLine;
+import org.rdmablock.target.CommandLines;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -60,8 +60,10 @@ class BenchCommandTest {
     static Run bench(final String... args) {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int exit = new CommandLine(new BenchCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))).execute(args);
+        final PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
+        final PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        final int exit = CommandLines.of(new BenchCommand(outStream, errStream), "rdmablock bench", outStream, errStream)
+                .execute(args);
         return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -196,7 +198,17 @@ class BenchCommandTest {
     void aTargetThatIsNotThereFailsWithStatus1() {
         final Run run = bench("--target", "127.0.0.1:1", "--runtime", "1s", "--no-progress");
         assertEquals(1, run.exit(), run.err());
-        assertTrue(run.err().startsWith("rdmablock bench: "), run.err());
+        assertEquals("rdmablock bench: connection refused: no target listens at 127.0.0.1:1 (soft provider): is the target"
+                + " running, on that address and port?", run.err().strip(), "one line, saying what and where");
+    }
+
+    @Test
+    void aLunTheTargetLacksIsOneLineAndStatus1() {
+        final Run run = bench("--embedded-target", "memory", "--embedded-size", "1m", "--lun", "5", "--runtime", "1s",
+                "--no-progress");
+        assertEquals(1, run.exit(), run.err());
+        assertTrue(run.err().startsWith("rdmablock bench: the target reports no LUN 5 to this initiator"), run.err());
+        assertEquals(1, run.err().strip().lines().count(), "one line, no stack trace: " + run.err());
     }
 
     /** A LUN that flips one byte of the device on every read that covers it (the stored data stays right). */

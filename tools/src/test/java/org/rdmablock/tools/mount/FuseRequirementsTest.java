@@ -14,7 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The machine check's messages, on a faked machine: each missing piece said, with what to do. */
+/**
+ * The mount's checks before it mounts, on a faked machine: each missing piece of FUSE said, with what to do; a mount
+ * point that cannot be one; options it cannot go with; and a failed mount leaves no folder it made.
+ */
 class FuseRequirementsTest {
     private static final Path LIB = Path.of("/usr/lib/x86_64-linux-gnu/libfuse3.so.3");
     private static final Path HELPER = Path.of("/usr/bin/fusermount3");
@@ -102,5 +105,37 @@ class FuseRequirementsTest {
         assertEquals(MountCommand.EXIT_FAILED, exit, text);
         assertTrue(text.contains("this machine cannot mount a FUSE file system"), text);
         assertTrue(text.contains("/dev/fuse is missing") && text.contains("fusermount3 is missing"), text);
+    }
+
+    @Test
+    void aMountThatFailsLeavesNoFolderItMadeAndAFileIsNoMountPoint(@org.junit.jupiter.api.io.TempDir final Path dir)
+            throws java.io.IOException {
+        final Path point = dir.resolve("a/b/mnt");
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final MountCommand command = new MountCommand(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                machine(Set.of(FuseRequirements.DEVICE, LIB, HELPER), true, Map.of("PATH", "/usr/bin")));
+        final int exit = new picocli.CommandLine(command).execute("--target", "127.0.0.1:1", point.toString());
+        assertEquals(MountCommand.EXIT_FAILED, exit, err.toString(StandardCharsets.UTF_8));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("connection refused"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(java.nio.file.Files.notExists(dir.resolve("a")), "the folders made for the mount point are removed");
+
+        final Path file = java.nio.file.Files.writeString(dir.resolve("plain"), "x");
+        final ByteArrayOutputStream fileErr = new ByteArrayOutputStream();
+        final MountCommand onFile = new MountCommand(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(fileErr, true, StandardCharsets.UTF_8),
+                machine(Set.of(FuseRequirements.DEVICE, LIB, HELPER), true, Map.of("PATH", "/usr/bin")));
+        assertEquals(MountCommand.EXIT_FAILED, new picocli.CommandLine(onFile).execute("--target", "127.0.0.1:1", file.toString()));
+        assertEquals("rdmablock mount: " + file + " is not a directory (a mount point must be one)",
+                fileErr.toString(StandardCharsets.UTF_8).strip());
+    }
+
+    @Test
+    void anIoTimeoutThatIsNotPositiveIsAUsageError() {
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final MountCommand command = new MountCommand(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8), machine(Set.of(), true, Map.of()));
+        assertEquals(MountCommand.EXIT_USAGE, new picocli.CommandLine(command).execute("--io-timeout", "0s", "/tmp/never"));
+        assertEquals("rdmablock mount: --io-timeout must be positive, not 0s", err.toString(StandardCharsets.UTF_8).strip());
     }
 }

@@ -63,6 +63,7 @@ public final class LibC {
     public static final short POLLIN = 1;
 
     /** The errnos the backends act on. */
+    public static final int ENOENT = 2;
     public static final int EINTR = 4;
     public static final int EIO = 5;
     public static final int EAGAIN = 11;

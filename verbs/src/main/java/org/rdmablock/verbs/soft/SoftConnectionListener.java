@@ -32,15 +32,30 @@ final class SoftConnectionListener implements ConnectionListener {
 
     SoftConnectionListener(final SoftContext context, final InetSocketAddress address, final int backlog) {
         this.context = context;
+        ServerSocketChannel opened = null;
         try {
-            server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(address, backlog);
-            localAddress = (InetSocketAddress) server.getLocalAddress();
+            opened = ServerSocketChannel.open();
+            opened.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            opened.bind(address, backlog);
+            localAddress = (InetSocketAddress) opened.getLocalAddress();
         } catch (final IOException e) {
-            throw new UncheckedIOException("cannot listen on " + address, e);
+            closeQuietly(opened);
+            throw new UncheckedIOException("cannot listen on " + address.getHostString() + ":" + address.getPort() + ": "
+                + e.getMessage() + (e instanceof java.net.BindException && String.valueOf(e.getMessage()).contains("in use")
+                ? " (another program holds the port: ss -ltnp shows which)" : ""), e);
         }
+        server = opened;
         acceptor = Thread.ofPlatform().daemon().name("soft-cm-listen-" + localAddress.getPort()).start(this::acceptLoop);
+    }
+
+    private static void closeQuietly(final ServerSocketChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (final IOException ignored) {
+                // failing anyway
+            }
+        }
     }
 
     private void acceptLoop() {

@@ -40,7 +40,7 @@ public final class CrashWriter {
     /** The configuration both the writer and the check open the backend with. */
     public static LunConfig lunConfig(BackendKind kind, Path path, WriteCachePolicy writeCache, WriteSchedule schedule) {
         return new LunConfig(LUN, kind, path, (long) schedule.blocks() * schedule.blockSize(), schedule.blockSize(), false,
-                writeCache, false, kind == BackendKind.ROCKSDB ? CACHE_BYTES : 0, List.of());
+                writeCache, false, kind == BackendKind.ROCKSDB ? CACHE_BYTES : 0, List.of(), true, false);
     }
 
     /** The arguments of {@link #main} for this run. */
