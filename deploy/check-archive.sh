@@ -8,6 +8,7 @@
 #      file LUN in the temporary directory (create = true), the given provider
 #      and address on a free port, metrics on 127.0.0.1 at a free port, a summary line every second; waits for its
 #      ready line, scrapes GET /metrics, waits for a summary line in the log, sends SIGTERM and wants exit status 0;
+#      and asks it over its management socket (admin status, admin --json luns);
 #   4. runs systemd-analyze verify on the unit, its ExecStart pointed at the unpacked launcher.
 # Any failure fails the script (and prints the daemon's output).
 #
@@ -69,7 +70,8 @@ step "unpacking $archive"
 tar -xzf "$archive" -C "$work"
 home="$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'rdmablock-*')"
 [ -n "$home" ] && [ "$(echo "$home" | wc -l)" = 1 ] || fail "the archive holds no single rdmablock-VERSION/ directory"
-for f in bin/rdmablock-target etc/rdmablock.toml etc/logback.xml rdmablock-target.service README.md; do
+for f in bin/rdmablock-target etc/rdmablock.toml etc/logback.xml rdmablock-target.service README.md \
+    grafana/rdmablock-dashboard.json; do
   [ -f "$home/$f" ] || fail "the archive lacks $f"
 done
 [ -x "$home/bin/rdmablock-target" ] || fail "bin/rdmablock-target is not executable"
@@ -96,6 +98,9 @@ port = $port
 [metrics]
 address = "127.0.0.1:$metrics_port"
 summary_interval = "1s"
+
+[admin]
+socket = "$work/admin.sock"
 
 [[lun]]
 number = 0
@@ -130,6 +135,13 @@ for sample in 'rdmablock_lun_read_commands_total{lun="0"} 0' 'rdmablock_lun_writ
   grep -qF "$sample" <<< "$metrics" || fail "the scrape lacks '$sample'"
 done
 step "scraped $(grep -c '^rdmablock_' <<< "$metrics") rdmablock samples"
+
+status="$("$home/bin/rdmablock-target" admin --socket "$work/admin.sock" status 2>&1)" \
+  || fail "admin status failed: $status"
+grep -Eq '^luns +1$' <<< "$status" || fail "admin status does not count the one LUN: $status"
+luns="$("$home/bin/rdmablock-target" admin --config "$work/check.toml" --json luns 2>&1)" || fail "admin luns failed: $luns"
+grep -q '"number" : 0' <<< "$luns" || fail "admin --json luns does not list LUN 0: $luns"
+step "admin over $work/admin.sock: status and luns answer"
 
 for _ in $(seq 1 100); do
   grep -q "INFO  SummaryLine last " "$work/daemon.err" && break

@@ -247,7 +247,12 @@ public final class LunInventory implements AutoCloseable {
         return List.copyOf(luns.keySet());
     }
 
-    /** Lines for the start-up banner, one per LUN. */
+    /** The configurations of the LUNs served now, in LUN order. */
+    public synchronized List<LunConfig> configs() {
+        return luns.values().stream().map(Lun::config).toList();
+    }
+
+    /** The LUNs served, a line each (the banner's). */
     public synchronized List<String> describe() {
         return luns.values().stream().map(lun -> describe(lun.config())).toList();
     }

@@ -1,5 +1,8 @@
 package org.rdmablock.target;
 
+import org.rdmablock.target.admin.AdminCommand;
+import org.rdmablock.target.admin.AdminEndpoint;
+import org.rdmablock.target.admin.AdminMethods;
 import org.rdmablock.target.backend.BackendFactory;
 import org.rdmablock.target.config.ConfigChange;
 import org.rdmablock.target.config.ConfigException;
@@ -38,7 +41,8 @@ import java.util.concurrent.CountDownLatch;
         footer = {"", "Commands of bin/rdmablock (each with --help):",
                 "  target   serve LUNs: the options above (the default: bin/rdmablock alone serves the embedded config)",
                 "  bench    block I/O benchmark against a target, fio-like",
-                "  mount    mount a target's LUNs as files through FUSE (lun0.img, ...)"})
+                "  mount    mount a target's LUNs as files through FUSE (lun0.img, ...)",
+                "  admin    ask a running daemon over its management socket: status, luns, sessions, reload, logout"})
 public final class TargetMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(TargetMain.class);
     /** Exit status of a configuration error (picocli uses 2 for usage errors too). */
@@ -59,6 +63,11 @@ public final class TargetMain implements Callable<Integer> {
     private final PrintStream err;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile Runnable stopper = () -> { };
+    /** The management socket, when [admin] socket is set. */
+    private volatile AdminEndpoint admin;
+    /** Reloads, by SIGHUP or the management socket, one at a time: this lock, and the configuration running. */
+    private final Object reloading = new Object();
+    private TargetConfig running;
     /**
      * Whether SIGTERM and SIGINT stop the daemon as {@link #stop()} does, so that it exits 0 (the JVM's own handling
      * would exit 143 or 130, which systemd reads as a failure): set by {@link #main} only, since a handler outlives the
@@ -77,6 +86,10 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     public static void main(final String[] args) {
+        if (args.length > 0 && args[0].equals("admin")) {
+            System.exit(CommandLines.of(new AdminCommand(), "rdmablock admin").execute(java.util.Arrays.copyOfRange(args, 1,
+                    args.length)));
+        }
         JavaLoggingBridge.install();
         final String[] rest = args.length > 0 && args[0].equals("target") ? java.util.Arrays.copyOfRange(args, 1, args.length) : args;
         final TargetMain daemon = new TargetMain();
@@ -130,12 +143,33 @@ public final class TargetMain implements Callable<Integer> {
                     + cfg.listen().port() + ": " + e.getMessage());
             return EXIT_START;
         }
+        synchronized (reloading) {
+            running = cfg;
+        }
+        if (cfg.admin().served()) {
+            try {
+                admin = AdminEndpoint.start(cfg.admin().socket(), AdminMethods.of(new AdminMethods.Sources(cfg,
+                        target::providerName, target::localAddress, target::targetPortId, inventory, statistics,
+                        java.time.Instant.now(), () -> {
+                            final Reload done = reloadNow(inventory, target, statistics);
+                            return new AdminMethods.Reloaded(done.applied(), done.summary());
+                        }, target::logOut)));
+            } catch (RuntimeException e) {
+                target.close();
+                if (endpoint != null) {
+                    endpoint.close();
+                }
+                inventory.close();
+                err.println(e.getMessage());
+                return EXIT_START;
+            }
+        }
         final SummaryLine summary = cfg.metrics().summaryInterval().isZero() ? null
                 : SummaryLine.logEvery(cfg.metrics().summaryInterval(), statistics);
         final Runnable stopAll = () -> stop(target, inventory, summary, endpoint);
         Runtime.getRuntime().addShutdownHook(new Thread(stopAll, "rdmablock-shutdown"));
         stopper = stopAll;
-        installReload(cfg, inventory, target, statistics);
+        installReload(inventory, target, statistics);
         if (stopsOnSignals) {
             for (final String name : new String[]{"TERM", "INT"}) {
                 sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stopAll.run());
@@ -185,6 +219,9 @@ public final class TargetMain implements Callable<Integer> {
         // printed, not logged: a logging system may be shutting down in a shutdown hook of its own
         out.println("rdmablock target: stopping (logging initiators out, closing the LUNs)");
         try {
+            if (admin != null) {
+                admin.close();
+            }
             if (summary != null) {
                 summary.close();
             }
@@ -218,6 +255,9 @@ public final class TargetMain implements Callable<Integer> {
                         ? (pipeline.blockingThreads() == 0 ? " (auto: no LUN that blocks)" : " (auto: LUNs that can block)") : "");
         if (endpoint != null) {
             out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
+        }
+        if (admin != null) {
+            out.printf("admin: %s (bin/rdmablock admin --socket %s status)%n", admin.socket(), admin.socket());
         }
         out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
                         + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",
@@ -259,21 +299,10 @@ public final class TargetMain implements Callable<Integer> {
             + " (start it with --config FILE to reload a file); serving on";
 
     /** SIGHUP: re-read the file; apply LUN and access-list changes, refuse changes that need a restart. */
-    private void installReload(final TargetConfig initial, final LunInventory inventory, final SrpTarget target,
-                               final TargetStatistics statistics) {
-        final TargetConfig[] running = {initial};
+    private void installReload(final LunInventory inventory, final SrpTarget target, final TargetStatistics statistics) {
         try {
-            final sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> {
-                if (config == null) {
-                    // without a handler the JVM would exit on SIGHUP
-                    LOG.info(NOTHING_TO_RELOAD);
-                    return;
-                }
-                synchronized (running) {
-                    running[0] = reload(running[0], inventory, target);
-                    statistics.lunsServed(inventory.numbers());
-                }
-            });
+            final sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
+                    signal -> reloadNow(inventory, target, statistics));
             if (previous == sun.misc.SignalHandler.SIG_IGN) {
                 // The JVM keeps a signal its parent ignored ignored, and installs no handler for it
                 LOG.warn(SIGHUP_IGNORED);
@@ -284,40 +313,72 @@ public final class TargetMain implements Callable<Integer> {
     }
 
     /**
+     * Re-reads the file and applies it ({@link #reload}), one at a time: what SIGHUP and the management socket's
+     * {@code reload} do. With the embedded default there is nothing to re-read: said, and nothing changes (without a
+     * SIGHUP handler the JVM would exit).
+     */
+    Reload reloadNow(final LunInventory inventory, final SrpTarget target, final TargetStatistics statistics) {
+        synchronized (reloading) {
+            if (config == null) {
+                LOG.info(NOTHING_TO_RELOAD);
+                return new Reload(running, false, NOTHING_TO_RELOAD);
+            }
+            final Reload done = reload(running, inventory, target);
+            running = done.running();
+            statistics.lunsServed(inventory.numbers());
+            return done;
+        }
+    }
+
+    /**
      * Applies the re-read file's LUNs ({@link LunInventory#reload}): the units of removed and changed LUNs leave the
      * initiators' tables, their backends close once the commands in flight on them are done (waiting at most
      * {@link #RELOAD_QUIESCE}), changed LUNs reopen and the initiators whose inventory changed get a unit attention.
      * A changed LUN that fails to reopen is left out (the summary names it) and tried again at the next SIGHUP, even
-     * one with the file unchanged. Returns the configuration now running: the re-read one, or {@code running} when the
-     * reload was refused or failed before it changed anything.
+     * one with the file unchanged. Returns what it did, with the configuration now running: the re-read one, or
+     * {@code current} when the reload was refused or failed before it changed anything.
      */
-    TargetConfig reload(final TargetConfig running, final LunInventory inventory, final SrpTarget target) {
+    Reload reload(final TargetConfig current, final LunInventory inventory, final SrpTarget target) {
         try {
             final TargetConfig reread = TargetConfigReader.read(config);
-            final ConfigChange change = ConfigChange.between(running, reread);
+            final ConfigChange change = ConfigChange.between(current, reread);
             if (change.needsRestart()) {
-                LOG.warn("reload of {} refused: {}", config, change.restartMessage());
-                return running;
+                return refused(current, "reload of " + config + " refused: " + change.restartMessage());
             }
             if (change.isEmpty() && inventory.serves(reread.luns())) {
                 LOG.info("reload of {}: nothing changed", config);
-                return running;
+                return new Reload(current, false, "nothing changed");
             }
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
-            LOG.info("reload of {}: {}; {}", config, change.summary(), inventory.reload(reread.luns(),
-                    target::lunInventoryChanged, () -> target.awaitCommandsInFlight(RELOAD_QUIESCE)));
+            final String summary = change.summary() + "; " + inventory.reload(reread.luns(), target::lunInventoryChanged,
+                    () -> target.awaitCommandsInFlight(RELOAD_QUIESCE));
+            LOG.info("reload of {}: {}", config, summary);
             final List<Integer> served = inventory.numbers();
             warnIfInlineBlocks(target.pipeline(), reread.luns().stream()
                     .filter(l -> served.contains(l.number()))
-                    .filter(l -> running.luns().stream().noneMatch(r -> r.number() == l.number() && r.backend() == l.backend()))
+                    .filter(l -> current.luns().stream().noneMatch(r -> r.number() == l.number() && r.backend() == l.backend()))
                     .toList());
-            return reread;
+            return new Reload(reread, true, summary);
         } catch (ConfigException e) {
-            LOG.warn("reload of {} refused, the running configuration stays: {}", config, e.getMessage());
-            return running;
+            return refused(current, "reload of " + config + " refused, the running configuration stays: " + e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("reload of {} failed, the running configuration stays", config, e);
-            return running;
+            return new Reload(current, false, "reload of " + config + " failed, the running configuration stays: " + e);
         }
+    }
+
+    private static Reload refused(final TargetConfig running, final String why) {
+        LOG.warn(why);
+        return new Reload(running, false, why);
+    }
+
+    /**
+     * What a reload did.
+     *
+     * @param running the configuration running after it
+     * @param applied whether it changed anything
+     * @param summary what it did or why not, as the log has it
+     */
+    record Reload(TargetConfig running, boolean applied, String summary) {
     }
 }

@@ -54,6 +54,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
         restartUnless(running.channel().equals(reread.channel()), "channel", restartNeeded);
         restartUnless(running.pipeline().equals(reread.pipeline()), "pipeline", restartNeeded);
         restartUnless(running.metrics().equals(reread.metrics()), "metrics", restartNeeded);
+        restartUnless(running.admin().equals(reread.admin()), "admin", restartNeeded);
         return new ConfigChange(added, removed, changed, !running.timeouts().equals(reread.timeouts()),
                 restartNeeded);
     }

@@ -36,10 +36,11 @@ final class ConfigKeys {
     static final String PIPELINE = "pipeline";
     static final String TIMEOUTS = "timeouts";
     static final String METRICS = "metrics";
+    static final String ADMIN = "admin";
     /** The one array of tables: a [[lun]] per logical unit. */
     static final String LUN = "lun";
     /** The tables a config may hold, in the order of the sample. */
-    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, LUN);
+    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, ADMIN, LUN);
 
     // Upper bounds that are not protocol limits: beyond them a value is a typo, or buffers would not fit in memory
     // (receive buffers are credits × max_iu_length bytes per channel).
@@ -149,6 +150,11 @@ final class ConfigKeys {
                 return d != null && (d.isZero() || d.compareTo(MetricsConfig.MIN_SUMMARY_INTERVAL) >= 0) ? d : null;
             }), byDefault(MetricsConfig.DEFAULT_SUMMARY_INTERVAL), "log a one-line summary this often");
 
+    /** As written ("" for none): the reader resolves it against the config's directory. */
+    static final Key<String> ADMIN_SOCKET = key(ADMIN, "socket",
+            scalar("\"\" (no endpoint) or a path", n -> n instanceof String text ? text : null), byDefault(""),
+            "the management socket's path (JSON-RPC 2.0 for rdmablock admin; mode 0600, the daemon's user and root only)");
+
     static final Map<String, BackendKind> BACKENDS = names(List.of("file", "rocksdb", "memory", "null"),
             List.of(BackendKind.FILE, BackendKind.ROCKSDB, BackendKind.MEMORY, BackendKind.NULL));
 
@@ -199,7 +205,7 @@ final class ConfigKeys {
     /** Every key, table by table in the order of the sample; messages list a table's keys in this order. */
     static final List<Key<?>> ALL = List.of(PROVIDER, ADDRESS, PORT, ID_EXT, IOC_GUID, CREDITS, MAX_IU_LENGTH,
             MAX_IO_SIZE, IMMEDIATE_DATA, IMMEDIATE_DATA_SIZE, MAX_CHANNELS, MAX_CHANNELS_PER_INITIATOR, CQ_SIZE, RING_SIZE, BACKEND_THREADS,
-            BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, NUMBER,
+            BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, ADMIN_SOCKET, NUMBER,
             BACKEND, PATH, CREATE, GROW, SIZE, BLOCK_SIZE, READ_ONLY, WRITE_CACHE, DIRECT_IO, BLOCK_CACHE, ALLOWED_INITIATORS);
 
     private ConfigKeys() {

@@ -16,9 +16,11 @@ import java.util.Objects;
  * @param timeouts when idle channels and stuck commands are given up
  * @param luns     the logical units, sorted by number, numbers unique
  * @param metrics  the Prometheus endpoint and the summary line
+ * @param admin    the management socket
  */
 public record TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
-                           PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics) {
+                           PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics,
+                           AdminConfig admin) {
     public TargetConfig {
         Objects.requireNonNull(source);
         Objects.requireNonNull(listen);
@@ -27,7 +29,14 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
         Objects.requireNonNull(pipeline);
         Objects.requireNonNull(timeouts);
         Objects.requireNonNull(metrics);
+        Objects.requireNonNull(admin);
         luns = List.copyOf(luns);
+    }
+
+    /** A configuration without a management socket. */
+    public TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
+                        PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics) {
+        this(source, listen, identity, channel, pipeline, timeouts, luns, metrics, AdminConfig.NONE);
     }
 
     /** A configuration with the default [metrics]: no endpoint (embedded targets, tests). */
@@ -38,7 +47,7 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
 
     /** This configuration with its pipeline {@link PipelineConfig#resolve resolved} for its LUNs: what a target runs. */
     public TargetConfig withPipelineResolved() {
-        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics);
+        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics, admin);
     }
 
     /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */

@@ -35,6 +35,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.rdmablock.target.config.ConfigKeys.ADDRESS;
+import static org.rdmablock.target.config.ConfigKeys.ADMIN;
+import static org.rdmablock.target.config.ConfigKeys.ADMIN_SOCKET;
 import static org.rdmablock.target.config.ConfigKeys.ALL;
 import static org.rdmablock.target.config.ConfigKeys.ALLOWED_INITIATORS;
 import static org.rdmablock.target.config.ConfigKeys.BACKEND;
@@ -244,10 +246,24 @@ public final class TargetConfigReader {
         HostAndPort endpoint = v.get(METRICS_ADDRESS);
         MetricsConfig metrics = valid(endpoint, v.get(SUMMARY_INTERVAL))
                 ? new MetricsConfig(endpoint.host(), endpoint.port(), v.get(SUMMARY_INTERVAL)) : null;
+        AdminConfig admin = adminConfig(tables.get(ADMIN), v.get(ADMIN_SOCKET));
         if (!problems.isEmpty()) {
             return null;
         }
-        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics);
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin);
+    }
+
+    /** [admin] socket: none when empty, else the path resolved against the base directory. */
+    private AdminConfig adminConfig(Table admin, String socket) {
+        if (socket == null || socket.isEmpty()) {
+            return AdminConfig.NONE;
+        }
+        try {
+            return new AdminConfig(baseDirectory.resolve(socket).normalize());
+        } catch (InvalidPathException e) {
+            notAllowed(admin, ADMIN_SOCKET.name(), "a path this system accepts: " + e.getReason());
+            return AdminConfig.NONE;
+        }
     }
 
     private List<LunConfig> luns(Table root, Scope document) {

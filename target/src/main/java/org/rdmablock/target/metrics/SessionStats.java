@@ -16,11 +16,25 @@ public final class SessionStats {
     /** The session's commands, on all of its channels. */
     public final IoStats io = new IoStats();
     private final SingleWriterCounters credits = new SingleWriterCounters(2);
+    /** When its first channel logged in. */
+    public final java.time.Instant since = java.time.Instant.now();
     /** Channels logged in (changed inside {@link TargetStatistics}'s map updates only, which are atomic per key). */
     volatile int channels;
+    /** Where its latest channel came from (the initiator's address and port). */
+    private volatile String address = "";
 
     SessionStats(final InitiatorPortId initiator) {
         this.initiator = initiator;
+    }
+
+    /** Login thread: the address a channel of this session came from. */
+    public void cameFrom(final String remote) {
+        address = remote;
+    }
+
+    /** Where the session's latest channel came from. */
+    public String address() {
+        return address;
     }
 
     /** Intake stage: a command took its channel's last credit; the initiator can send no more until a response. */

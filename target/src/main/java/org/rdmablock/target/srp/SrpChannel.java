@@ -43,6 +43,8 @@ final class SrpChannel extends Channel {
     /** The login that made it and the multichannel result of its LOGIN_RSP (login threads only). */
     LoginNegotiation login;
     int multichannelResult;
+    /** The SRP_T_LOGOUT reason of a logout asked for from outside the intake ({@link SrpFrontEnd#endByRequest}). */
+    volatile int requestedLogoutReason;
 
     SrpChannel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
                final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,

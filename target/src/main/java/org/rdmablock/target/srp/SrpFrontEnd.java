@@ -62,7 +62,7 @@ final class SrpFrontEnd implements FrontEnd {
     private final SendPoster posts;
     private final long idleTimeoutNanos;
     /** Channels a login with multichannel action SINGLE ended (login threads): logged out on the next tick. */
-    private final ConcurrentLinkedQueue<SrpChannel> endedBySingle = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<SrpChannel> logoutsRequested = new ConcurrentLinkedQueue<>();
     /** The waiting requests task management cancels (set per request; no allocation per call). */
     private final WaitingCancel waitingCancel = new WaitingCancel();
 
@@ -83,12 +83,21 @@ final class SrpFrontEnd implements FrontEnd {
      * (reason: multichannel action), and it disconnects once that has gone.
      */
     void endBySingleLogin(final SrpChannel channel) {
-        endedBySingle.add(channel);
+        endByRequest(channel, SrpTargetLogout.REASON_MULTICHANNEL_ACTION);
+    }
+
+    /**
+     * Any thread but the intake's (a login thread, the management socket's): the next tick sends {@code channel}
+     * SRP_T_LOGOUT with {@code reason}, and it disconnects once that has gone.
+     */
+    void endByRequest(final SrpChannel channel, final int reason) {
+        channel.requestedLogoutReason = reason;
+        logoutsRequested.add(channel);
     }
 
     @Override
     public boolean hasWork() {
-        return !endedBySingle.isEmpty();
+        return !logoutsRequested.isEmpty();
     }
 
     @Override
@@ -309,11 +318,11 @@ final class SrpFrontEnd implements FrontEnd {
     @Override
     public void tick(final long now, final boolean stopping) {
         SrpChannel single;
-        while (slots.hasFree() && (single = endedBySingle.poll()) != null) {
+        while (slots.hasFree() && (single = logoutsRequested.poll()) != null) {
             if (!single.closing() && !single.loggingOut() && channels.get(single.id()) == single) {
                 single.loggingOut(true);
                 single.addOutstanding();
-                sendTargetLogout(single, SrpTargetLogout.REASON_MULTICHANNEL_ACTION);
+                sendTargetLogout(single, single.requestedLogoutReason);
             }
         }
         for (int i = 0; i < channels.capacity(); i++) {

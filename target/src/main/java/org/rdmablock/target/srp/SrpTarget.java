@@ -4,6 +4,7 @@ import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.protocol.srp.SrpLoginReject;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
 import org.rdmablock.protocol.srp.SrpLoginResponse;
+import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
@@ -236,6 +237,7 @@ public final class SrpTarget implements AutoCloseable {
                 new QueuePairCapabilities(credits * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1,
                         credits + SrpChannel.SPARE_RECEIVES, 1, 1, 0), false));
         final SessionStats session = statistics.channelJoined(login.initiator);
+        session.cameFrom(String.valueOf(request.remoteAddress()));
         final SrpChannel channel;
         try {
             channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
@@ -303,6 +305,26 @@ public final class SrpTarget implements AutoCloseable {
             }
         }
         return held;
+    }
+
+    /**
+     * Management: logs every channel of {@code initiator} out (SRP_T_LOGOUT, no reason given, then the disconnect) and
+     * returns how many it asked; 0 when the initiator has none. Any thread.
+     */
+    public synchronized int logOut(final InitiatorPortId initiator) {
+        final DeviceResources d = device;
+        if (d == null) {
+            return 0;
+        }
+        int asked = 0;
+        for (int i = 0; i < d.channels().capacity(); i++) {
+            if (d.channels().get(i) instanceof SrpChannel channel && !channel.closing() && channel.initiator().equals(initiator)) {
+                LOG.info("{}: logging it out (SRP_T_LOGOUT), asked over the management socket", channel);
+                ((SrpFrontEnd) d.pipeline().frontEnd()).endByRequest(channel, SrpTargetLogout.REASON_NONE);
+                asked++;
+            }
+        }
+        return asked;
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */

@@ -98,6 +98,15 @@ public final class Configuration {
     /** Default ACK timeout: 18, 1.07 s (about 8.6 s to fail with 7 retries; TCP alone would take 15 minutes). */
     public static final int ACK_TIMEOUT_DEFAULT = 18;
 
+    /**
+     * Property: milliseconds a connection may stay in the middle of a frame with nothing more arriving before it is
+     * dropped (a peer that sent part of an FPDU and fell silent would hold its QP, and a target's channel, for as long
+     * as its TCP connection lives); 0 waits forever. Read as each QP connects.
+     */
+    public static final String FRAME_TIMEOUT_MILLIS_PROP_NAME = "rdmablock.soft.frameTimeoutMillis";
+    /** Default: 30 s, far beyond any pause a live peer makes inside one frame. */
+    public static final long FRAME_TIMEOUT_MILLIS_DEFAULT = 30_000;
+
     /** Property: seconds between logged dumps of every connected QP's transmit and receive state (diagnosing stalls). */
     public static final String DUMP_STATE_SECONDS_PROP_NAME = "rdmablock.soft.dumpStateSeconds";
     /** Default: 0, no dumps. */
@@ -208,6 +217,15 @@ public final class Configuration {
      */
     public static int ackTimeout() {
         return Integer.getInteger(ACK_TIMEOUT_PROP_NAME, ACK_TIMEOUT_DEFAULT);
+    }
+
+    /**
+     * How long a connection may stay in the middle of a frame with nothing arriving.
+     *
+     * @return {@link #FRAME_TIMEOUT_MILLIS_PROP_NAME}, or {@link #FRAME_TIMEOUT_MILLIS_DEFAULT}.
+     */
+    public static long frameTimeoutMillis() {
+        return Long.getLong(FRAME_TIMEOUT_MILLIS_PROP_NAME, FRAME_TIMEOUT_MILLIS_DEFAULT);
     }
 
     /**

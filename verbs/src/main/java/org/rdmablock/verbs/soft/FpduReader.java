@@ -91,6 +91,14 @@ final class FpduReader {
         return paused;
     }
 
+    /**
+     * Whether part of an FPDU has arrived and the rest has not (its header, payload or trailer under way), while the
+     * reader is not paused for a receive of its own: what only the peer can end.
+     */
+    boolean midFrame() {
+        return !paused && !failed && (phase != HEADER || end > position);
+    }
+
     /** Whether the stream broke or a message was refused: nothing more is parsed. */
     boolean hasFailed() {
         return failed;

@@ -11,12 +11,14 @@ import org.rdmablock.verbs.WcStatus;
 /**
  * Whether a {@link SoftConnectedQueuePair}'s peer is still there: the transport timeout (InfiniBand's local ACK
  * timeout × (retry_cnt + 1)), the confirmation read that probes a silent peer half way there, the heartbeats of a
- * side whose reader is stalled waiting for a receive, and TCP keepalive for idle connections. It owns the sweep's
+ * side whose reader is stalled waiting for a receive, the frame timeout for a peer that stopped in the middle of a
+ * frame, and TCP keepalive for idle connections. It owns the sweep's
  * clock (when bytes last moved, or when the QP started waiting for its peer).
  *
  * <p><b>Threads.</b> The I/O agent's liveness sweep ({@link #onSweep}, every {@link IoAgent#SWEEP_NANOS} for each
  * RC QP the agent watches); it asks the transmit owner for a probe or a heartbeat through volatile notes on the
- * {@link RdmapTransmitter}, and reads the receive and transmit byte counters racily (it only looks for movement).
+ * {@link RdmapTransmitter}, and reads the receive and transmit byte counters racily (it only looks for movement), and
+ * as racily whether the reader is in the middle of a frame (judged only after a whole frame timeout without movement).
  */
 final class PeerLiveness {
     /**
@@ -34,6 +36,11 @@ final class PeerLiveness {
 
     private final SoftConnectedQueuePair qp;
     private final SendQueue sq;
+    /** {@link Configuration#frameTimeoutMillis}, in nanoseconds; Long.MAX_VALUE for never. */
+    private final long frameTimeoutNanos;
+    private long receivedSeenBySweep;
+    /** When the sweep last saw bytes arrive, or the reader between frames. */
+    private long frameProgressSince;
     private long movedSeenBySweep;
     /** When the sweep last saw bytes arrive, or saw the QP start waiting for its peer. */
     private long heardOrWaitingSince;
@@ -43,6 +50,8 @@ final class PeerLiveness {
     PeerLiveness(final SoftConnectedQueuePair qp) {
         this.qp = qp;
         this.sq = qp.sq;
+        final long frameTimeout = Configuration.frameTimeoutMillis();
+        this.frameTimeoutNanos = frameTimeout <= 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(frameTimeout);
     }
 
     /** TCP keepalive on the connection: an idle connection to a vanished host is reset by the kernel in time. */
@@ -91,6 +100,16 @@ final class PeerLiveness {
             movedSeenBySweep = moved;
             heardOrWaitingSince = now;
         }
+        // a frame that started and stopped arriving: only the peer can end it, and it does not
+        final long received = qp.inbound.readsWithBytes;
+        final FpduReader reader = qp.inbound.reader;
+        if (received != receivedSeenBySweep || reader == null || !reader.midFrame()) {
+            receivedSeenBySweep = received;
+            frameProgressSince = now;
+        } else if (now - frameProgressSince >= frameTimeoutNanos) {
+            frameTimedOut(now - frameProgressSince);
+            return 1;
+        }
         if (qp.inbound.reader.isPaused()) {
             if (now - lastHeartbeat >= 2 * IoAgent.SWEEP_NANOS) {
                 lastHeartbeat = now;
@@ -122,6 +141,21 @@ final class PeerLiveness {
             return 1;
         }
         return 0;
+    }
+
+    /**
+     * The peer sent part of a frame and nothing more for the frame timeout: the connection is dropped (its work
+     * flushes, the disconnect is raised, and a target frees the channel), logged, as a peer that went away.
+     */
+    private void frameTimedOut(final long stalledNanos) {
+        SoftConnectedQueuePair.LOG.log(System.Logger.Level.WARNING, "QP {0}: the peer sent part of a frame and nothing more"
+            + " for {1} ms: connection dropped ({2})", qp.qpn, TimeUnit.NANOSECONDS.toMillis(stalledNanos),
+            Configuration.FRAME_TIMEOUT_MILLIS_PROP_NAME);
+        final ConnectionTeardown teardown = qp.teardown;
+        teardown.terminatePending = false;
+        teardown.endCause = DisconnectReason.CONNECTION_LOST;
+        qp.enterError();
+        teardown.abort();
     }
 
     /** The peer stayed silent for the transport timeout: the oldest waiting request fails, the rest flush. */

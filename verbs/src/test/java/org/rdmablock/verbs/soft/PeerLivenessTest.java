@@ -82,6 +82,47 @@ class PeerLivenessTest {
         }
     }
 
+    /**
+     * A peer that sends part of a frame and then nothing: dropped after the frame timeout, as a peer gone away (a
+     * target's channel would otherwise be held for as long as the peer's TCP lives); one whose frame arrives slowly,
+     * each piece within the timeout, is not.
+     */
+    @Test
+    void aPeerStoppedInTheMiddleOfAFrameIsDroppedAndASlowOneIsNot() throws Exception {
+        final long frameTimeoutMillis = 600;
+        System.setProperty(Configuration.FRAME_TIMEOUT_MILLIS_PROP_NAME, Long.toString(frameTimeoutMillis));
+        try (ScriptedConnection c = connect()) {
+            final MemoryRegion sink = c.register(64);
+            final ReceiveWorkRequest receive = new ReceiveWorkRequest().wrId(5);
+            receive.sgl().add(sink, 0, 64);
+            c.qp.postReceive(receive);
+            // slow: the frame in four pieces, 400 ms apart (each within the timeout, the whole beyond it)
+            final java.nio.ByteBuffer slow = c.peer.send(new byte[40]);
+            final int piece = slow.capacity() / 4 + 1;
+            for (int at = 0; at < slow.capacity(); at += piece) {
+                c.peer.write(slow.slice(at, Math.min(piece, slow.capacity() - at)));
+                Thread.sleep(400); // the peer's pace is what is under test, not a wait for the provider
+            }
+            final WorkCompletions wc = new WorkCompletions(4);
+            assertEquals(1, await(c.cq, wc, 1));
+            assertEquals(WcStatus.SUCCESS, wc.status(0), "the slow frame arrived whole");
+            assertEquals(QueuePairState.RTS, c.qp.state());
+
+            // stopped: ten bytes of a frame, then silence with the TCP connection up
+            final java.nio.ByteBuffer stopped = c.peer.send(new byte[40]);
+            final long sent = System.nanoTime();
+            c.peer.write(stopped.slice(0, 10));
+            assertTrue(c.id.awaitDisconnect(TIMEOUT), "dropped");
+            final long after = System.nanoTime() - sent;
+            assertTrue(after >= TimeUnit.MILLISECONDS.toNanos(frameTimeoutMillis), "after " + after / 1_000_000 + " ms");
+            assertEquals(org.rdmablock.verbs.DisconnectReason.CONNECTION_LOST, c.id.disconnectReason());
+            assertEquals(QueuePairState.ERR, c.qp.state());
+            assertTrue(peerSeesTheEnd(c.peer), "the peer's connection is reset or closed");
+        } finally {
+            System.clearProperty(Configuration.FRAME_TIMEOUT_MILLIS_PROP_NAME);
+        }
+    }
+
     @Test
     void unsignaledWorkToASilentButLivePeerIsProbedAndNeverTimesOut() throws Exception {
         try (ScriptedConnection c = connect()) {

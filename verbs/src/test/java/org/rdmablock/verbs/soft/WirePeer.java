@@ -98,10 +98,23 @@ final class WirePeer implements AutoCloseable {
 
     /** Sends a SEND (one FPDU) with the next MSN of the send queue. */
     void sendSend(final byte[] payload) throws IOException {
+        write(send(payload));
+    }
+
+    /** A SEND (one FPDU) with the next MSN of the send queue, encoded and not sent: the test sends it in pieces. */
+    ByteBuffer send(final byte[] payload) {
         final ByteBuffer fpdu = begin(FpduHeader.UNTAGGED_LENGTH, payload);
         new FpduHeader().wrap(fpdu, 0).control(RdmapOpcode.SEND, true, 0)
             .untagged(0, RdmapOpcode.QN_SEND, msn[RdmapOpcode.QN_SEND]++, 0);
-        finish(fpdu, FpduHeader.UNTAGGED_LENGTH, payload);
+        seal(fpdu, FpduHeader.UNTAGGED_LENGTH, payload);
+        return fpdu;
+    }
+
+    /** Writes {@code bytes} (all of what remains) to the connection. */
+    void write(final ByteBuffer bytes) throws IOException {
+        while (bytes.hasRemaining()) {
+            channel.write(bytes);
+        }
     }
 
     private static ByteBuffer begin(final int headerLength, final byte[] payload) {
@@ -112,14 +125,16 @@ final class WirePeer implements AutoCloseable {
     }
 
     private void finish(final ByteBuffer fpdu, final int headerLength, final byte[] payload) throws IOException {
+        seal(fpdu, headerLength, payload);
+        write(fpdu);
+    }
+
+    private void seal(final ByteBuffer fpdu, final int headerLength, final byte[] payload) {
         fpdu.put(headerLength, payload);
         final int crcOffset = fpdu.capacity() - Fpdu.CRC_SIZE;
         crc.reset();
         Fpdu.updateCrc(crc, fpdu, 0, crcOffset);
         Fpdu.putCrc(fpdu, crcOffset, (int) crc.getValue());
-        while (fpdu.hasRemaining()) {
-            channel.write(fpdu);
-        }
     }
 
     @Override

@@ -1,0 +1,156 @@
+package org.rdmablock.target.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.rdmablock.target.CommandLines;
+import org.rdmablock.target.LunInventory;
+import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.config.LunConfig;
+import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.target.metrics.IoSnapshot;
+import org.rdmablock.target.metrics.SessionStats;
+import org.rdmablock.target.metrics.TargetStatistics;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
+
+/**
+ * What the management socket answers, by method name: {@code status}, {@code luns} and {@code sessions}, each a
+ * snapshot read beside the data path (the statistics' own snapshots, the inventory under its lock), and
+ * {@code reload}, the SIGHUP reload, and {@code logout}, an initiator port's channels logged out. Results are plain records, written as JSON by the endpoint. Runs on the endpoint's
+ * client threads.
+ */
+public final class AdminMethods {
+    private final Map<String, Function<JsonNode, Object>> methods = new LinkedHashMap<>();
+
+    /** A method name the endpoint does not serve. */
+    static final class UnknownMethodException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnknownMethodException(final String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The daemon's answers. */
+    public record Status(String version, String config, String provider, String address, int port, String targetPortId,
+                         String started, long uptimeSeconds, int luns, int sessions, int channels, long loginsAccepted,
+                         long loginsRejected) {
+    }
+
+    /** One LUN: its configuration and its I/O so far. */
+    public record Lun(int number, String backend, String path, long sizeBytes, int blockSize, boolean readOnly,
+                      String writeCache, List<String> allowedInitiators, long readCommands, long writeCommands,
+                      long readBytes, long writeBytes, long errors, long inFlight) {
+    }
+
+    /** One session (I_T nexus): an initiator port's channels and its I/O so far. */
+    public record Session(String initiator, String address, int channels, int creditsPerChannel, long inFlight,
+                          String since, long readCommands, long writeCommands, long readBytes, long writeBytes,
+                          long errors, long creditsExhausted, long answeredBusy) {
+    }
+
+    /** What {@code reload} did: whether it changed anything, and what (or why not), as the daemon's log says. */
+    public record Reloaded(boolean applied, String summary) {
+    }
+
+    /** What {@code logout} did: the initiator port, and how many of its channels were asked to log out. */
+    public record LoggedOut(String initiator, int channels) {
+    }
+
+    /** Where the daemon's facts come from, its reload (the SIGHUP one) and its logout of an initiator's channels. */
+    public record Sources(TargetConfig config, Supplier<String> provider, Supplier<java.net.InetSocketAddress> address,
+                         Supplier<String> targetPortId, LunInventory inventory, TargetStatistics statistics,
+                         Instant started, Supplier<Reloaded> reload, ToIntFunction<InitiatorPortId> logOut) {
+    }
+
+    /** Methods given by name, in order (the endpoint's own tests serve a few of their own). */
+    static AdminMethods of(final Map<String, Function<JsonNode, Object>> byName) {
+        final AdminMethods m = new AdminMethods();
+        m.methods.putAll(byName);
+        return m;
+    }
+
+    /** The read-only methods over {@code sources}. */
+    public static AdminMethods of(final Sources sources) {
+        final AdminMethods m = new AdminMethods();
+        m.methods.put("status", params -> status(sources));
+        m.methods.put("luns", params -> luns(sources));
+        m.methods.put("sessions", params -> sessions(sources));
+        m.methods.put("reload", params -> sources.reload().get());
+        m.methods.put("logout", params -> logout(sources, params));
+        return m;
+    }
+
+    /** The method names, in the order they were added. */
+    public List<String> names() {
+        return List.copyOf(methods.keySet());
+    }
+
+    /**
+     * Runs {@code method}.
+     *
+     * @throws UnknownMethodException no such method
+     * @throws IllegalArgumentException its parameters are wrong (the message says how)
+     */
+    Object call(final String method, final JsonNode params) {
+        final Function<JsonNode, Object> f = methods.get(method);
+        if (f == null) {
+            throw new UnknownMethodException("no method " + method + "; the methods are " + String.join(", ", names()));
+        }
+        return f.apply(params);
+    }
+
+    /** {@code {"initiator": "32 hex digits"}}: every channel of that initiator port logs out. */
+    private static LoggedOut logout(final Sources s, final JsonNode params) {
+        final JsonNode given = params.path("initiator");
+        if (!given.isTextual()) {
+            throw new IllegalArgumentException("logout takes {\"initiator\": \"<32 hex digits>\"}, the session's port id");
+        }
+        final InitiatorPortId initiator = InitiatorPortId.parse(given.asText());
+        final int channels = s.logOut().applyAsInt(initiator);
+        if (channels == 0) {
+            throw new IllegalArgumentException("initiator " + initiator + " has no channel logged in");
+        }
+        return new LoggedOut(initiator.toString(), channels);
+    }
+
+    private static Status status(final Sources s) {
+        final java.net.InetSocketAddress address = s.address().get();
+        final TargetStatistics stats = s.statistics();
+        return new Status(CommandLines.Version.version(), s.config().source(), s.provider().get(),
+                address.getAddress().getHostAddress(), address.getPort(), s.targetPortId().get(), s.started().toString(),
+                Duration.between(s.started(), Instant.now()).toSeconds(), s.inventory().numbers().size(),
+                stats.sessions().size(), stats.channels(), stats.loginsAccepted(), stats.loginsRejected());
+    }
+
+    private static List<Lun> luns(final Sources s) {
+        return s.inventory().configs().stream().map(c -> {
+            final org.rdmablock.target.metrics.IoStats stats = s.statistics().lun(c.number());
+            final IoSnapshot io = stats != null ? stats.snapshot() : new org.rdmablock.target.metrics.IoStats().snapshot();
+            return new Lun(c.number(), c.backend().name().toLowerCase(Locale.ROOT),
+                    c.path() == null ? null : c.path().toString(), c.sizeBytes(), c.blockSize(), c.readOnly(),
+                    c.writeCache() == LunConfig.WriteCachePolicy.WRITE_BACK ? "write-back" : "write-through",
+                    c.allowedInitiators().stream().map(Object::toString).toList(), io.readCommands(), io.writeCommands(),
+                    io.readBytes(), io.writeBytes(), io.errors(), io.queueDepth());
+        }).toList();
+    }
+
+    private static List<Session> sessions(final Sources s) {
+        final int credits = s.config().channel().credits();
+        return s.statistics().sessions().stream().map(session -> session(session, credits)).toList();
+    }
+
+    private static Session session(final SessionStats session, final int credits) {
+        final IoSnapshot io = session.io.snapshot();
+        return new Session(session.initiator.toString(), session.address(), session.channels(), credits, io.queueDepth(),
+                session.since.toString(), io.readCommands(), io.writeCommands(), io.readBytes(), io.writeBytes(), io.errors(),
+                session.creditsExhaustedCount(), session.busyCount());
+    }
+}
