@@ -125,6 +125,8 @@ public final class AdminEndpoint implements AutoCloseable {
             if (!owner.equals(peer) && !"root".equals(peer)) {
                 LOG.warn("management socket {}: refused a client of user {} (only {} and root may manage this daemon)",
                         socket, peer, owner);
+                // its request is read first: closed with it unread, the client would get a reset, not this answer
+                readLine(in);
                 write(out, error(null, NOT_ALLOWED, "user " + peer + " may not manage this daemon (only " + owner
                         + " and root)"));
                 return;

@@ -192,6 +192,7 @@ class AdminSocketTest {
                 socket.toString()).redirectErrorStream(true).start();
         final String answer = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(client.waitFor(20, TimeUnit.SECONDS));
+        assertTrue(answer.startsWith("{"), "the other user's client got no answer: " + answer);
         final JsonNode response = JSON.readTree(answer);
         assertEquals(AdminEndpoint.NOT_ALLOWED, response.path("error").path("code").asInt(), answer);
         assertFalse(response.has("result"), answer);
