@@ -23,7 +23,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -41,8 +40,8 @@ import java.util.concurrent.Callable;
                 "  reload     re-read the config file and apply its LUN changes, as SIGHUP does; says what it did",
                 "  logout INITIATOR   log that initiator port's channels out (SRP_T_LOGOUT, then the disconnect)"})
 public final class AdminCommand implements Callable<Integer> {
+    /** Exit status of a call without a socket to ask (picocli's own usage errors are 2 as well). */
     static final int EXIT_USAGE = 2;
-    static final int EXIT_FAILED = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Option(names = "--socket", paramLabel = "PATH", description = "the daemon's management socket")
@@ -90,18 +89,18 @@ public final class AdminCommand implements Callable<Integer> {
             final String line = in.readLine();
             if (line == null) {
                 err.println("rdmablock admin: the daemon at " + path + " closed the connection without an answer");
-                return EXIT_FAILED;
+                return CommandLines.EXIT_FAILED;
             }
             response = JSON.readTree(line);
         } catch (IOException e) {
             err.println("rdmablock admin: cannot reach the daemon at " + path + ": " + e.getMessage()
                     + " (is it running, with [admin] socket set to this path?)");
-            return EXIT_FAILED;
+            return CommandLines.EXIT_FAILED;
         }
         if (response.has("error")) {
             err.println("rdmablock admin: " + response.get("error").path("message").asText() + " (JSON-RPC error "
                     + response.get("error").path("code").asInt() + ")");
-            return EXIT_FAILED;
+            return CommandLines.EXIT_FAILED;
         }
         final JsonNode result = response.path("result");
         if (json) {
@@ -164,10 +163,7 @@ public final class AdminCommand implements Callable<Integer> {
     }
 
     private static List<String> names(final JsonNode object) {
-        final List<String> names = new ArrayList<>();
-        final Iterator<Map.Entry<String, JsonNode>> fields = object.properties().iterator();
-        fields.forEachRemaining(e -> names.add(e.getKey()));
-        return names;
+        return object.properties().stream().map(Map.Entry::getKey).toList();
     }
 
     private static String text(final JsonNode value) {
