@@ -2,8 +2,9 @@
 # Linux's own SRP initiator (ib_srp) against our target daemon on the native provider over rxe0 (192.0.2.15), then
 # beside LIO (srp-compare.sh). Five LUNs (file and rocksdb backends with 512- and 4096-byte blocks, and a memory one for
 # the comparison) appear as /dev/sdX with our identity; fio verifies 4 KiB random and 1 MiB sequential writes read back
-# (crc32c); a discarded range reads zeros; the data survives the remote port deleted and added again, and the target
-# process restarted (SIGTERM, then SIGKILL) under the attached initiator, which reconnects by itself. Runs while rxe
+# (crc32c); a discarded range reads zeros; the data survives the remote port deleted and added again, LUN 0 resized and
+# write-protected through the management socket, and the target process restarted (SIGTERM, then SIGKILL; from the
+# config that socket saved) under the attached initiator, which reconnects by itself. Runs while rxe
 # is up; leaves ib_srp logged out, our target stopped and LIO down. The daemon's log is $OUT/ib-srp-target.log, the
 # kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
 IBSRP_PORT=5556                       # LIO's ib_srpt takes 5555 (lio-initiator.sh)
@@ -32,6 +33,7 @@ ibsrp_config() {
   {
     printf '[listen]\nprovider = "native"\naddress = "192.0.2.15"\nport = %d\n' $IBSRP_PORT
     printf '[pipeline]\n%s\n' "$IBSRP_PIPELINE"
+    printf '[admin]\nsocket = "%s/admin.sock"\n' $IBSRP_DIR
     local l n b bs
     for l in $IBSRP_LUNS; do
       IFS=: read -r n b bs <<< "$l"
@@ -190,6 +192,40 @@ ibsrp_readd() (
   ibsrp_patterns check "before the remote port was deleted and added again"
 )
 
+# rdmablock admin against the daemon's management socket
+ibsrp_admin_cli() {
+  $JAVA -cp "$IBSRP_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $IBSRP_DIR/admin.sock "$@"
+}
+
+# the management socket under the attached ib_srp: LUN 0 grown in place (the kernel logs the unit attention, and a
+# rescan sees the new size), made read-only (a rescan sees the WP bit) and writable again, shrunk back (--force), and
+# the running configuration saved (the restarts below start from the file it wrote); the data reads back as written
+ibsrp_admin() (
+  set -eo pipefail
+  local dev disk rescan bytes=$((IBSRP_SIZE_MIB * 1048576))
+  dev=$(ibsrp_dev 0); disk=$(basename $dev)
+  rescan=$(readlink -f /sys/block/$disk/device)/rescan
+  ibsrp_admin_cli lun resize 0 $((IBSRP_SIZE_MIB * 2))MiB
+  dd if=$dev of=/dev/null bs=4k count=1 iflag=direct status=none  # its next command gets the unit attention
+  dmesg | grep -q 'Capacity data has changed' || { echo "the kernel logged no CAPACITY DATA HAS CHANGED"; exit 1; }
+  echo 1 > $rescan
+  [ "$(blockdev --getsize64 $dev)" = $((bytes * 2)) ] || { echo "LUN 0 after the rescan: $(blockdev --getsize64 $dev) bytes"; exit 1; }
+  echo "LUN 0 ($dev) grown to $((IBSRP_SIZE_MIB * 2)) MiB under ib_srp"
+  ibsrp_admin_cli lun set 0 --read-only
+  echo 1 > $rescan
+  [ "$(cat /sys/block/$disk/ro)" = 1 ] || { echo "LUN 0 is not read-only to the kernel after the rescan"; exit 1; }
+  ibsrp_admin_cli lun set 0 --writable
+  echo 1 > $rescan
+  [ "$(cat /sys/block/$disk/ro)" = 0 ] || { echo "LUN 0 is still read-only to the kernel after the rescan"; exit 1; }
+  echo "LUN 0 ($dev) made read-only and writable again under ib_srp"
+  ibsrp_admin_cli lun resize 0 ${IBSRP_SIZE_MIB}MiB --force
+  echo 1 > $rescan
+  [ "$(blockdev --getsize64 $dev)" = $bytes ] || { echo "LUN 0 after the shrink: $(blockdev --getsize64 $dev) bytes"; exit 1; }
+  ibsrp_admin_cli save
+  [ -e $IBSRP_DIR/target.toml.bak ] || { echo "save kept no .bak"; exit 1; }
+  ibsrp_patterns check "across the resizes and the write protection"
+)
+
 # waits up to 30 s for process $1 to end; fails if it is still there
 ibsrp_wait_gone() {
   local i
@@ -236,6 +272,7 @@ step ib_srp_identity ibsrp_identity
 step ib_srp_fio ibsrp_fio
 step ib_srp_discard ibsrp_discard
 step ib_srp_readd ibsrp_readd
+step ib_srp_admin ibsrp_admin
 ibsrp_logins; step ib_srp_restart_term ibsrp_restart TERM
 ibsrp_logins; step ib_srp_restart_kill ibsrp_restart KILL
 . $REPO/deploy/qemu/plans/srp-compare.sh

@@ -4,6 +4,9 @@ import org.rdmablock.protocol.scsi.BlockBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.SenseCode;
+import org.rdmablock.target.backend.LunBackend;
+import org.rdmablock.target.config.ConfigChange;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.TargetConfig;
@@ -17,7 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * The target's logical units and who sees which: opens each LUN's backend, wraps it in the SCSI engine's
  * {@link LogicalUnit}, and gives each initiator a {@link LogicalUnitTable} of the units its access lists allow (one
  * table per initiator port id, kept and updated in place, so a reload changes what a logged-in session sees without
- * dropping it). Reloads add, remove and replace units and report which initiators' inventories changed, so that their
- * sessions get the REPORTED LUNS DATA HAS CHANGED unit attention.
+ * dropping it). Applying a configuration ({@link #apply}: SIGHUP, the management socket) adds and removes units,
+ * reopens those whose storage changed, changes size, write protection and allowed initiators in place, and reports
+ * to each initiator what it sees changed as its unit attentions.
  *
  * <p>Threads: built and reloaded under its own lock (start-up, SIGHUP, logins; a login waits while a reload waits for
  * the commands in flight); the tables it hands out are read by the pipeline without locks (they copy on write).
@@ -124,46 +127,207 @@ public final class LunInventory implements AutoCloseable {
     }
 
     /**
-     * Applies a reloaded configuration's LUNs, in this order:
-     * <ol>
-     *     <li>opens the added LUNs (a failure closes them again and throws: nothing changed);</li>
-     *     <li>takes the removed and changed units out of every initiator's table (commands that come from now on
-     *     find no unit there);</li>
-     *     <li>calls {@code quiesce}, which returns once no command that may have found one of those units is still
-     *     executing (false when it gave up waiting: a warning, and the backends close anyway);</li>
-     *     <li>closes their backends;</li>
-     *     <li>reopens the changed LUNs (after the close: the same file or DB cannot be open twice); one that fails to
-     *     open is left out (in no table, its old backend closed), logged and named in the summary, and the next
-     *     reload that still configures it tries again to open it, as it reopens a changed LUN;</li>
-     *     <li>adds the added and reopened units to the tables of the initiators they allow.</li>
-     * </ol>
-     * Unchanged LUNs keep their unit and backend throughout. Calls {@code inventoryChanged} for each initiator whose
-     * set of units changed, once the tables are final. Returns a one-line summary.
+     * Who is told what changed for an initiator: its inventory ({@code lun} {@link #ALL_LUNS}, REPORTED LUNS DATA HAS
+     * CHANGED) or one unit of it ({@code lun}, CAPACITY DATA HAS CHANGED or MODE PARAMETERS CHANGED).
      */
-    public synchronized String reload(final List<LunConfig> wanted, final Consumer<InitiatorPortId> inventoryChanged,
-                                      final BooleanSupplier quiesce) {
+    @FunctionalInterface
+    public interface Attentions {
+        /** The LUN of a change to the set of units an initiator sees. */
+        int ALL_LUNS = -1;
+
+        void changed(InitiatorPortId initiator, int lun, SenseCode condition);
+    }
+
+    /** A configuration the inventory will not apply; nothing has changed. The message says why, naming the LUN. */
+    public static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(final String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The settings a served LUN changes without closing: its size, its write protection, who may see it. */
+    private static final List<String> IN_PLACE_KEYS = List.of("size", "read_only", "allowed_initiators");
+    /** The settings that name other storage: a change of any of them reopens the LUN, size and all. */
+    private static final List<String> STORAGE_KEYS = List.of("backend", "path", "block_size");
+
+    /** What applying a LUN list does to one LUN. */
+    private enum Action { ADD, REMOVE, REOPEN, IN_PLACE, RECORD }
+
+    private record Step(int number, Action action, Lun current, LunConfig next) {
+        boolean grows() {
+            return action == Action.IN_PLACE && next.sizeBytes() > current.config().sizeBytes();
+        }
+
+        boolean shrinks() {
+            return action == Action.IN_PLACE && next.sizeBytes() < current.config().sizeBytes();
+        }
+
+        boolean writeProtects() {
+            return action == Action.IN_PLACE && next.readOnly() && !current.config().readOnly();
+        }
+
+        boolean accessChanges() {
+            return action == Action.IN_PLACE && !new java.util.HashSet<>(next.allowedInitiators())
+                    .equals(new java.util.HashSet<>(current.config().allowedInitiators()));
+        }
+
+        String describe() {
+            final String what = switch (action) {
+                case ADD -> "added";
+                case REMOVE -> "removed";
+                case REOPEN -> current == null ? "reopened (it failed to open at the last apply)"
+                        : "reopened (" + String.join(", ", keys()) + " changed)";
+                case RECORD -> "kept as it is (only create / grow changed, which apply at an open)";
+                case IN_PLACE -> {
+                    final List<String> parts = new ArrayList<>();
+                    if (next.sizeBytes() != current.config().sizeBytes()) {
+                        parts.add("resized from " + current.config().sizeBytes() + " to " + next.sizeBytes()
+                                + " bytes (CAPACITY DATA HAS CHANGED)");
+                    }
+                    if (next.readOnly() != current.config().readOnly()) {
+                        parts.add(next.readOnly() ? "made read-only (MODE PARAMETERS CHANGED)" : "made writable");
+                    }
+                    if (accessChanges()) {
+                        parts.add("allowed initiators now " + (next.allowedInitiators().isEmpty() ? "any"
+                                : next.allowedInitiators().toString()) + " (REPORTED LUNS DATA HAS CHANGED where seen"
+                                + " or unseen)");
+                    }
+                    yield "changed in place: " + String.join("; ", parts);
+                }
+            };
+            return "LUN " + number + " " + what;
+        }
+
+        private List<String> keys() {
+            return new ConfigChange.LunChange(current.config(), next).changedKeys();
+        }
+    }
+
+    /**
+     * What {@link #apply} would do with {@code wanted}, a line per LUN that changes ("LUN 1 changed in place: resized
+     * from 1073741824 to 2147483648 bytes (CAPACITY DATA HAS CHANGED)"), changing nothing: a dry run.
+     *
+     * @throws Refused what cannot be applied (a shrink not forced, a size a backend cannot take while it serves)
+     */
+    public synchronized List<String> plan(final List<LunConfig> wanted, final boolean force) {
+        return steps(wanted, force).stream().filter(step -> step.action() != Action.RECORD)
+                .map(Step::describe).toList();
+    }
+
+    private List<Step> steps(final List<LunConfig> wanted, final boolean force) {
         final Map<Integer, LunConfig> byNumber = new LinkedHashMap<>();
         wanted.forEach(l -> byNumber.put(l.number(), l));
+        final List<Step> steps = new ArrayList<>();
+        final List<String> refusals = new ArrayList<>();
+        for (final LunConfig next : byNumber.values()) {
+            final Lun current = luns.get(next.number());
+            if (current == null) {
+                // a LUN an earlier reload left out is tried again as it reopens, not as an added one
+                steps.add(new Step(next.number(), leftOut.contains(next.number()) ? Action.REOPEN : Action.ADD, null, next));
+                continue;
+            }
+            final List<String> keys = new ConfigChange.LunChange(current.config(), next).changedKeys();
+            if (keys.isEmpty()) {
+                if (!current.config().equals(next)) {
+                    steps.add(new Step(next.number(), Action.RECORD, current, next));
+                }
+                continue;
+            }
+            final boolean sameStorage = keys.stream().noneMatch(STORAGE_KEYS::contains);
+            final long from = current.config().sizeBytes();
+            if (sameStorage && next.sizeBytes() < from && !force) {
+                refusals.add("LUN " + next.number() + " would shrink from " + from + " to " + next.sizeBytes()
+                        + " bytes, cutting off its end: refused unless forced (rdmablock admin lun resize --force,"
+                        + " or apply --force)");
+                continue;
+            }
+            final boolean inPlace = IN_PLACE_KEYS.containsAll(keys)
+                    && (next.readOnly() || !opensReadOnly(current)); // writable again needs storage open for writing
+            if (sameStorage && next.sizeBytes() != from) {
+                final String why = current.backend() instanceof LunBackend lunBackend
+                        ? lunBackend.whyNotResizable(next.sizeBytes()) : "its backend cannot be resized";
+                if (why != null || !inPlace) {
+                    refusals.add("LUN " + next.number() + " cannot be resized while it serves: " + (why != null ? why
+                            : "its storage is open read-only; make it writable first, then resize it"));
+                    continue;
+                }
+            }
+            steps.add(new Step(next.number(), inPlace ? Action.IN_PLACE : Action.REOPEN, current, next));
+        }
+        for (final Lun lun : luns.values()) {
+            if (!byNumber.containsKey(lun.config().number())) {
+                steps.add(new Step(lun.config().number(), Action.REMOVE, lun, null));
+            }
+        }
+        if (!refusals.isEmpty()) {
+            throw new Refused(String.join("; ", refusals));
+        }
+        return steps;
+    }
+
+    /** Whether the LUN's storage was opened read-only (making it writable then needs a reopen). */
+    private static boolean opensReadOnly(final Lun lun) {
+        return lun.backend() instanceof LunBackend lunBackend ? lunBackend.readOnly() : lun.config().readOnly();
+    }
+
+    /**
+     * Applies a configuration's LUNs (a SIGHUP reload, a management verb, a declarative apply), in this order:
+     * <ol>
+     *     <li>checks every LUN first ({@link #plan}): a refusal throws {@link Refused} and changes nothing;</li>
+     *     <li>opens the added LUNs and grows the storage of LUNs that grow in place (a failure closes and shrinks them
+     *     again and throws: nothing changed);</li>
+     *     <li>takes the removed and reopened units out of every initiator's table (commands that come from now on
+     *     find no unit there), write-protects the units made read-only and gives the units that shrink their new
+     *     capacity;</li>
+     *     <li>calls {@code quiesce}, which returns once no command that may have found one of those units, or the
+     *     blocks cut off, is still executing (false when it gave up waiting: a warning, and it goes on anyway);</li>
+     *     <li>closes the removed and reopened backends and cuts the storage of the units that shrink;</li>
+     *     <li>reopens the changed LUNs (after the close: the same file or DB cannot be open twice); one that fails to
+     *     open is left out (in no table, its old backend closed), logged and named in the summary, and the next
+     *     apply that still configures it tries again to open it;</li>
+     *     <li>gives the units that grow their new capacity, lifts the write protection of those made writable, moves
+     *     units whose allowed initiators changed into and out of the initiators' tables, and adds the added and
+     *     reopened units to the tables of the initiators they allow.</li>
+     * </ol>
+     * Units changed in place keep serving throughout: their initiators see no error, only the unit attention of the
+     * change ({@link Attentions}): CAPACITY DATA HAS CHANGED for a resize, MODE PARAMETERS CHANGED for write protection,
+     * and REPORTED LUNS DATA HAS CHANGED for each initiator whose set of units changed. Returns a one-line summary.
+     *
+     * @param force whether a LUN may shrink (its end is cut off)
+     * @throws Refused what cannot be applied; nothing changed
+     */
+    public synchronized String apply(final List<LunConfig> wanted, final boolean force, final Attentions attentions,
+                                     final BooleanSupplier quiesce) {
+        final List<Step> steps = steps(wanted, force);
         final Map<Integer, Lun> incoming = new LinkedHashMap<>();
-        final List<LunConfig> changed = new ArrayList<>();
+        final List<Step> grown = new ArrayList<>();
         try {
-            for (final LunConfig lun : byNumber.values()) {
-                final Lun current = luns.get(lun.number());
-                if (current == null && !leftOut.contains(lun.number())) {
-                    incoming.put(lun.number(), open(lun));
-                } else if (current == null || !current.config().equals(lun)) {
-                    changed.add(lun); // access lists are part of the config: a changed list reopens the unit too
+            for (final Step step : steps) {
+                if (step.action() == Action.ADD) {
+                    incoming.put(step.number(), open(step.next()));
+                } else if (step.grows()) {
+                    ((LunBackend) step.current().backend()).resize(step.next().sizeBytes());
+                    grown.add(step);
                 }
             }
         } catch (RuntimeException e) {
             incoming.values().forEach(LunInventory::closeBackend);
+            for (final Step step : grown) {
+                try {
+                    ((LunBackend) step.current().backend()).resize(step.current().config().sizeBytes());
+                } catch (RuntimeException undo) {
+                    LOG.warn("LUN {}: its storage grown for the apply that failed could not be shrunk back",
+                            step.number(), undo);
+                }
+            }
             throw e;
         }
         final List<Lun> going = new ArrayList<>();
-        for (final Lun lun : luns.values()) {
-            final LunConfig next = byNumber.get(lun.config().number());
-            if (next == null || !next.equals(lun.config())) {
-                going.add(lun);
+        for (final Step step : steps) {
+            if ((step.action() == Action.REMOVE || step.action() == Action.REOPEN) && step.current() != null) {
+                going.add(step.current());
             }
         }
         final Set<InitiatorPortId> affected = new HashSet<>();
@@ -175,32 +339,90 @@ public final class LunInventory implements AutoCloseable {
             }
         }
         going.forEach(lun -> luns.remove(lun.config().number()));
+        final List<Step> shrunk = steps.stream().filter(Step::shrinks).toList();
+        for (final Step step : steps) {
+            if (step.writeProtects()) {
+                step.current().unit().writeProtect(true);
+            }
+        }
+        shrunk.forEach(step -> step.current().unit().changeCapacity(step.next().sizeBytes() / step.next().blockSize()));
         String unquiet = "";
-        if (!going.isEmpty()) {
+        if (!going.isEmpty() || !shrunk.isEmpty()) {
             boolean quiet;
             try {
                 quiet = quiesce.getAsBoolean();
             } catch (RuntimeException e) {
-                LOG.warn("reload: waiting for the commands in flight failed", e);
+                LOG.warn("apply: waiting for the commands in flight failed", e);
                 quiet = false;
             }
             if (!quiet) {
-                LOG.warn("reload: commands may still be executing on LUNs {}; closing them anyway", numbers(going));
+                LOG.warn("apply: commands may still be executing on LUNs {}; going on anyway",
+                        java.util.stream.Stream.concat(numbers(going).stream(), shrunk.stream().map(Step::number)).toList());
                 unquiet = "; closed with commands possibly still in flight";
             }
         }
         going.forEach(LunInventory::closeBackend);
         final List<String> failed = new ArrayList<>();
+        for (final Step step : shrunk) {
+            try {
+                ((LunBackend) step.current().backend()).resize(step.next().sizeBytes());
+            } catch (RuntimeException e) {
+                LOG.warn("LUN {} now reports {} bytes but its storage could not be cut", step.number(),
+                        step.next().sizeBytes(), e);
+                failed.add("LUN " + step.number() + "'s storage keeps its old size: " + e.getMessage());
+            }
+        }
+        final List<String> notReopened = new ArrayList<>();
         leftOut.clear();
         int reopened = 0;
-        for (final LunConfig lun : changed) {
+        for (final Step step : steps) {
+            if (step.action() != Action.REOPEN) {
+                continue;
+            }
             try {
-                incoming.put(lun.number(), open(lun));
+                incoming.put(step.number(), open(step.next()));
                 reopened++;
             } catch (RuntimeException e) {
-                LOG.warn("reload: LUN {} could not be reopened and is left out", lun.number(), e);
-                failed.add(e.getMessage()); // names the LUN
-                leftOut.add(lun.number());
+                LOG.warn("apply: LUN {} could not be reopened and is left out", step.number(), e);
+                notReopened.add(e.getMessage()); // names the LUN
+                leftOut.add(step.number());
+            }
+        }
+        int changedInPlace = 0;
+        for (final Step step : steps) {
+            if (step.action() != Action.IN_PLACE && step.action() != Action.RECORD) {
+                continue;
+            }
+            final Lun current = step.current();
+            final Lun updated = new Lun(step.next(), current.backend(), current.unit());
+            luns.put(step.number(), updated);
+            if (step.action() == Action.RECORD) {
+                continue;
+            }
+            changedInPlace++;
+            if (step.grows()) {
+                current.unit().changeCapacity(step.next().sizeBytes() / step.next().blockSize());
+            }
+            if (!step.next().readOnly() && current.config().readOnly()) {
+                current.unit().writeProtect(false);
+            }
+            for (final Map.Entry<InitiatorPortId, LogicalUnitTable> view : views.entrySet()) {
+                final boolean was = current.config().allows(view.getKey());
+                final boolean is = step.next().allows(view.getKey());
+                if (was && !is) {
+                    view.getValue().remove(step.number());
+                    affected.add(view.getKey());
+                } else if (!was && is) {
+                    view.getValue().add(current.unit());
+                    affected.add(view.getKey());
+                } else if (is) {
+                    if (step.next().sizeBytes() != current.config().sizeBytes()) {
+                        attentions.changed(view.getKey(), step.number(), SenseCode.CAPACITY_DATA_HAS_CHANGED);
+                    }
+                    if (step.writeProtects()) {
+                        attentions.changed(view.getKey(), step.number(), SenseCode.MODE_PARAMETERS_CHANGED);
+                    }
+                }
             }
         }
         for (final Map.Entry<InitiatorPortId, LogicalUnitTable> view : views.entrySet()) {
@@ -213,19 +435,22 @@ public final class LunInventory implements AutoCloseable {
         }
         // in the configuration's order, as describe() lists them
         final Map<Integer, Lun> served = new LinkedHashMap<>();
-        for (final Integer number : byNumber.keySet()) {
-            final Lun lun = luns.containsKey(number) ? luns.get(number) : incoming.get(number);
-            if (lun != null) {
-                served.put(number, lun);
+        for (final LunConfig lun : wanted) {
+            final Lun kept = luns.containsKey(lun.number()) ? luns.get(lun.number()) : incoming.get(lun.number());
+            if (kept != null) {
+                served.put(lun.number(), kept);
             }
         }
         luns.clear();
         luns.putAll(served);
-        affected.forEach(inventoryChanged);
-        final long removed = going.stream().filter(lun -> !byNumber.containsKey(lun.config().number())).count();
+        affected.forEach(initiator -> attentions.changed(initiator, Attentions.ALL_LUNS,
+                SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED));
+        final long removed = steps.stream().filter(step -> step.action() == Action.REMOVE).count();
+        failed.addAll(0, notReopened.isEmpty() ? List.of() : List.of("left out, failed to reopen: "
+                + String.join("; ", notReopened)));
         return "LUNs now " + luns.keySet() + " (" + (incoming.size() - reopened) + " added, " + reopened + " reopened, "
-                + removed + " removed" + (failed.isEmpty() ? "" : "; left out, failed to reopen: " + String.join("; ", failed))
-                + unquiet + ")";
+                + (changedInPlace == 0 ? "" : changedInPlace + " changed in place, ") + removed + " removed"
+                + (failed.isEmpty() ? "" : "; " + String.join("; ", failed)) + unquiet + ")";
     }
 
     private static List<Integer> numbers(final List<Lun> list) {

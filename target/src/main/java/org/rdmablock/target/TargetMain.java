@@ -4,9 +4,7 @@ import org.rdmablock.target.admin.AdminCommand;
 import org.rdmablock.target.admin.AdminEndpoint;
 import org.rdmablock.target.admin.AdminMethods;
 import org.rdmablock.target.backend.BackendFactory;
-import org.rdmablock.target.config.ConfigChange;
 import org.rdmablock.target.config.ConfigException;
-import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TargetConfigReader;
@@ -23,7 +21,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -49,7 +46,7 @@ public final class TargetMain implements Callable<Integer> {
     static final int EXIT_CONFIG = 2;
     /** Exit status when the target cannot start (a LUN cannot be opened, the port is taken). */
     static final int EXIT_START = 1;
-    /** How long a reload waits for the commands in flight before it closes the backends of the LUNs it removes or changes. */
+    /** How long a change waits for the commands in flight on the LUNs it closes or shrinks before it goes on. */
     static final Duration RELOAD_QUIESCE = Duration.ofSeconds(30);
 
     @Option(names = {"-c", "--config"}, paramLabel = "FILE",
@@ -65,9 +62,6 @@ public final class TargetMain implements Callable<Integer> {
     private volatile Runnable stopper = () -> { };
     /** The management socket, when [admin] socket is set. */
     private volatile AdminEndpoint admin;
-    /** Reloads, by SIGHUP or the management socket, one at a time: this lock, and the configuration running. */
-    private final Object reloading = new Object();
-    private TargetConfig running;
     /**
      * Whether SIGTERM and SIGINT stop the daemon as {@link #stop()} does, so that it exits 0 (the JVM's own handling
      * would exit 143 or 130, which systemd reads as a failure): set by {@link #main} only, since a handler outlives the
@@ -143,17 +137,13 @@ public final class TargetMain implements Callable<Integer> {
                     + cfg.listen().port() + ": " + e.getMessage());
             return EXIT_START;
         }
-        synchronized (reloading) {
-            running = cfg;
-        }
+        final RunningConfiguration running = new RunningConfiguration(config, cfg, inventory, target, RELOAD_QUIESCE,
+                () -> statistics.lunsServed(inventory.numbers()));
         if (cfg.admin().served()) {
             try {
                 admin = AdminEndpoint.start(cfg.admin().socket(), AdminMethods.of(new AdminMethods.Sources(cfg,
                         target::providerName, target::localAddress, target::targetPortId, inventory, statistics,
-                        java.time.Instant.now(), () -> {
-                            final Reload done = reloadNow(inventory, target, statistics);
-                            return new AdminMethods.Reloaded(done.applied(), done.summary());
-                        }, target::logOut)));
+                        java.time.Instant.now(), running, target::logOut)));
             } catch (RuntimeException e) {
                 target.close();
                 if (endpoint != null) {
@@ -169,14 +159,14 @@ public final class TargetMain implements Callable<Integer> {
         final Runnable stopAll = () -> stop(target, inventory, summary, endpoint);
         Runtime.getRuntime().addShutdownHook(new Thread(stopAll, "rdmablock-shutdown"));
         stopper = stopAll;
-        installReload(inventory, target, statistics);
+        installReload(running);
         if (stopsOnSignals) {
             for (final String name : new String[]{"TERM", "INT"}) {
                 sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stopAll.run());
             }
         }
         banner(cfg, inventory, target, endpoint);
-        warnIfInlineBlocks(target.pipeline(), cfg.luns());
+        RunningConfiguration.warnIfInlineBlocks(target.pipeline(), cfg.luns());
         stopped.await();
         return 0;
     }
@@ -266,43 +256,15 @@ public final class TargetMain implements Callable<Integer> {
         out.flush();
     }
 
-    /**
-     * {@code backend_threads = 0} without blocking-call threads makes every backend call on the completion poller's
-     * thread: right for memory and null LUNs, but a file or RocksDB call that blocks (an fsync on a slow disk) holds up
-     * every channel, and {@code timeouts.command} cannot answer it meanwhile. Said at start, naming the LUNs, and after a
-     * reload for the LUNs it brings and serves (with {@code blocking_threads = "auto"}, a pipeline started with memory
-     * and null LUNs only has none).
-     */
-    private static void warnIfInlineBlocks(final PipelineConfig pipeline, final List<LunConfig> luns) {
-        if (pipeline.backendThreads() != 0 || pipeline.blockingThreads() != 0) {
-            return;
-        }
-        final String blocking = luns.stream().filter(l -> !PipelineConfig.neverBlocks(l))
-                .map(l -> String.valueOf(l.number())).collect(java.util.stream.Collectors.joining(", "));
-        if (!blocking.isEmpty()) {
-            LOG.warn(INLINE_BLOCKING, blocking);
-        }
-    }
-
-    /** The start-up warning of {@link #warnIfInlineBlocks}; {} is the LUN numbers. */
-    static final String INLINE_BLOCKING = "backend_threads = 0, blocking_threads = 0: LUN(s) {} (file / rocksdb) run on the"
-            + " completion poller's thread; a backend call that blocks holds up every channel, and timeouts.command cannot"
-            + " answer it meanwhile (a restart with blocking_threads \"auto\" or at least 1 gives their calls that wait"
-            + " threads of their own)";
-
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */
     static final String SIGHUP_IGNORED = "SIGHUP is ignored in this process (started under nohup?): the config cannot be"
             + " reloaded by SIGHUP; start the daemon without nohup (systemd, setsid, or a terminal) to reload it";
 
-    /** Logged on SIGHUP by a daemon serving the embedded default, which keeps serving. */
-    static final String NOTHING_TO_RELOAD = "SIGHUP: nothing to reload, this daemon serves the embedded default config"
-            + " (start it with --config FILE to reload a file); serving on";
-
     /** SIGHUP: re-read the file; apply LUN and access-list changes, refuse changes that need a restart. */
-    private void installReload(final LunInventory inventory, final SrpTarget target, final TargetStatistics statistics) {
+    private static void installReload(final RunningConfiguration running) {
         try {
             final sun.misc.SignalHandler previous = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
-                    signal -> reloadNow(inventory, target, statistics));
+                    signal -> running.reload());
             if (previous == sun.misc.SignalHandler.SIG_IGN) {
                 // The JVM keeps a signal its parent ignored ignored, and installs no handler for it
                 LOG.warn(SIGHUP_IGNORED);
@@ -310,75 +272,5 @@ public final class TargetMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             LOG.warn("SIGHUP reload unavailable on this platform: {}", e.getMessage());
         }
-    }
-
-    /**
-     * Re-reads the file and applies it ({@link #reload}), one at a time: what SIGHUP and the management socket's
-     * {@code reload} do. With the embedded default there is nothing to re-read: said, and nothing changes (without a
-     * SIGHUP handler the JVM would exit).
-     */
-    Reload reloadNow(final LunInventory inventory, final SrpTarget target, final TargetStatistics statistics) {
-        synchronized (reloading) {
-            if (config == null) {
-                LOG.info(NOTHING_TO_RELOAD);
-                return new Reload(running, false, NOTHING_TO_RELOAD);
-            }
-            final Reload done = reload(running, inventory, target);
-            running = done.running();
-            statistics.lunsServed(inventory.numbers());
-            return done;
-        }
-    }
-
-    /**
-     * Applies the re-read file's LUNs ({@link LunInventory#reload}): the units of removed and changed LUNs leave the
-     * initiators' tables, their backends close once the commands in flight on them are done (waiting at most
-     * {@link #RELOAD_QUIESCE}), changed LUNs reopen and the initiators whose inventory changed get a unit attention.
-     * A changed LUN that fails to reopen is left out (the summary names it) and tried again at the next SIGHUP, even
-     * one with the file unchanged. Returns what it did, with the configuration now running: the re-read one, or
-     * {@code current} when the reload was refused or failed before it changed anything.
-     */
-    Reload reload(final TargetConfig current, final LunInventory inventory, final SrpTarget target) {
-        try {
-            final TargetConfig reread = TargetConfigReader.read(config);
-            final ConfigChange change = ConfigChange.between(current, reread);
-            if (change.needsRestart()) {
-                return refused(current, "reload of " + config + " refused: " + change.restartMessage());
-            }
-            if (change.isEmpty() && inventory.serves(reread.luns())) {
-                LOG.info("reload of {}: nothing changed", config);
-                return new Reload(current, false, "nothing changed");
-            }
-            // a LUN an earlier reload failed to reopen is tried again even when the file did not change
-            final String summary = change.summary() + "; " + inventory.reload(reread.luns(), target::lunInventoryChanged,
-                    () -> target.awaitCommandsInFlight(RELOAD_QUIESCE));
-            LOG.info("reload of {}: {}", config, summary);
-            final List<Integer> served = inventory.numbers();
-            warnIfInlineBlocks(target.pipeline(), reread.luns().stream()
-                    .filter(l -> served.contains(l.number()))
-                    .filter(l -> current.luns().stream().noneMatch(r -> r.number() == l.number() && r.backend() == l.backend()))
-                    .toList());
-            return new Reload(reread, true, summary);
-        } catch (ConfigException e) {
-            return refused(current, "reload of " + config + " refused, the running configuration stays: " + e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.warn("reload of {} failed, the running configuration stays", config, e);
-            return new Reload(current, false, "reload of " + config + " failed, the running configuration stays: " + e);
-        }
-    }
-
-    private static Reload refused(final TargetConfig running, final String why) {
-        LOG.warn(why);
-        return new Reload(running, false, why);
-    }
-
-    /**
-     * What a reload did.
-     *
-     * @param running the configuration running after it
-     * @param applied whether it changed anything
-     * @param summary what it did or why not, as the log has it
-     */
-    record Reload(TargetConfig running, boolean applied, String summary) {
     }
 }

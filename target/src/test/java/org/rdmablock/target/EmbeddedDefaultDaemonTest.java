@@ -50,7 +50,7 @@ class EmbeddedDefaultDaemonTest {
                     .until(() -> read(err).contains("SIGHUP: nothing to reload") || !daemon.isAlive());
             assertTrue(daemon.isAlive(), "SIGHUP ended the daemon (status " + (daemon.isAlive() ? "" : daemon.exitValue())
                     + "): " + read(err));
-            assertTrue(read(err).contains(TargetMain.NOTHING_TO_RELOAD), read(err));
+            assertTrue(read(err).contains(RunningConfiguration.NOTHING_TO_RELOAD), read(err));
 
             daemon.destroy(); // SIGTERM
             assertTrue(daemon.waitFor(20, TimeUnit.SECONDS), "the daemon did not stop on SIGTERM");

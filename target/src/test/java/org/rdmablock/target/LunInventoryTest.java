@@ -13,6 +13,7 @@ import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiCommand;
 import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.TargetConfig;
@@ -57,6 +58,8 @@ class LunInventoryTest {
     private final ConcurrentHashMap<Integer, List<GatedBackend>> opened = new ConcurrentHashMap<>();
     private final List<Thread> executing = new ArrayList<>();
     private final Arena arena = Arena.ofShared();
+    /** "initiator lun condition" for each unit attention of a unit changed in place. */
+    private final List<String> unitChanges = Collections.synchronizedList(new ArrayList<>());
 
     @AfterEach
     void releaseEverything() throws InterruptedException {
@@ -130,8 +133,21 @@ class LunInventoryTest {
         return TargetConfigReader.read(HEAD + luns, "test", dir);
     }
 
-    private static String lun(final int number, final boolean readOnly) {
-        return "[[lun]]\nnumber = %d\nbackend = \"memory\"\nsize = \"4MiB\"\nread_only = %b\n".formatted(number, readOnly);
+    /** A memory LUN; {@code changed}: with 4096-byte blocks, a change that reopens it (other storage). */
+    private static String lun(final int number, final boolean changed) {
+        return "[[lun]]\nnumber = %d\nbackend = \"memory\"\nsize = \"4MiB\"\nblock_size = %d\n".formatted(number,
+                changed ? 4096 : 512);
+    }
+
+    /** Records each initiator told its inventory changed in {@code told}; a unit's change in {@link #unitChanges}. */
+    private LunInventory.Attentions attentions(final List<InitiatorPortId> told) {
+        return (initiator, lun, condition) -> {
+            if (condition == SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED) {
+                told.add(initiator);
+            } else {
+                unitChanges.add(initiator + " " + lun + " " + condition);
+            }
+        };
     }
 
     /** Executes READ(10) of one block on {@code lun} through {@code table} on a thread of its own; its status lands in {@code status}. */
@@ -162,8 +178,8 @@ class LunInventoryTest {
             final AtomicBoolean detachedAtQuiesce = new AtomicBoolean();
             final AtomicBoolean openAtQuiesce = new AtomicBoolean();
             final List<InitiatorPortId> told = Collections.synchronizedList(new ArrayList<>());
-            // LUN 0 changes (read-only now), LUN 1 goes, LUN 2 stays
-            final String summary = inventory.reload(config(lun(0, true) + lun(2, false)).luns(), told::add, () -> {
+            // LUN 0 changes (its block size: other storage), LUN 1 goes, LUN 2 stays
+            final String summary = inventory.apply(config(lun(0, true) + lun(2, false)).luns(), false, attentions(told), () -> {
                 events.add("quiesce");
                 detachedAtQuiesce.set(table.get(0) == null && table.get(1) == null && table.get(2) == unchanged);
                 openAtQuiesce.set(!backend(0, 0).closed.get() && !backend(1, 0).closed.get());
@@ -202,6 +218,7 @@ class LunInventoryTest {
             assertSame(unchanged, table.get(2), "the unchanged LUN keeps its unit");
             assertFalse(backend(2, 0).closed.get(), "and its backend");
             assertEquals(List.of(INITIATOR), told, "the initiator gets one unit attention");
+            assertEquals(List.of(), unitChanges, "a reopened unit is a new one: no condition of the old unit's");
             assertTrue(summary.startsWith("LUNs now [0, 2]"), summary);
             assertTrue(summary.contains("1 reopened") && summary.contains("1 removed"), summary);
         } finally {
@@ -249,7 +266,7 @@ class LunInventoryTest {
             final List<InitiatorPortId> told = new ArrayList<>();
             final List<LunConfig> wanted = config(lun(0, true) + lun(1, false)).luns();
 
-            final String summary = inventory.reload(wanted, told::add, () -> true);
+            final String summary = inventory.apply(wanted, false, attentions(told), () -> true);
 
             assertNull(table.get(0), "a LUN that failed to reopen is not served (its old backend is closed)");
             assertTrue(backend(0, 0).closed.get());
@@ -263,7 +280,7 @@ class LunInventoryTest {
 
             // the next reload of the same LUNs tries it again
             failReopen.set(false);
-            final String retry = inventory.reload(wanted, told::add, () -> true);
+            final String retry = inventory.apply(wanted, false, attentions(told), () -> true);
             assertTrue(retry.contains("1 reopened"), retry);
             assertServedBy(table, 0, backend(0, 1));
             assertSame(unchanged, table.get(1));
@@ -287,7 +304,7 @@ class LunInventoryTest {
             final AtomicBoolean quiesced = new AtomicBoolean();
             final List<LunConfig> wanted = config(lun(0, true) + lun(5, false)).luns();
             final IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> inventory.reload(wanted, i -> { }, () -> {
+                    () -> inventory.apply(wanted, false, attentions(new ArrayList<>()), () -> {
                         quiesced.set(true);
                         return true;
                     }));

@@ -137,7 +137,7 @@ class TargetMainTest {
 
     @Test
     void warnsWhenAnInlinePipelineServesABlockingBackend() throws Exception {
-        try (LogCapture log = new LogCapture(TargetMain.class)) {
+        try (LogCapture log = new LogCapture(RunningConfiguration.class)) {
             final Daemon daemon = start("""
                     [pipeline]
                     backend_threads = 0

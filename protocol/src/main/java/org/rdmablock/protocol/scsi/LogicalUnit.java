@@ -54,12 +54,15 @@ public final class LogicalUnit {
 
     private final LogicalUnitConfig config;
     private final BlockBackend backend;
-    private final long blockCount;
+    /** Changed in place by {@link #changeCapacity} (a LUN resized while served); read once per command. */
+    private volatile long blockCount;
     private final int blockShift;
     private final long maxTransferBlocks;
     private final Object modeSelectLock = new Object();
     private volatile boolean writeCacheEnabled;
     private volatile boolean descriptorSense;
+    /** Starts as the config's read-only; {@link #writeProtect} changes it while the unit serves. */
+    private volatile boolean writeProtected;
     private final int lun;
     private volatile LogicalUnitTable table;
 
@@ -84,6 +87,7 @@ public final class LogicalUnit {
         this.maxTransferBlocks = config.maxTransferBytes() >>> blockShift;
         this.writeCacheEnabled = config.writeCacheEnabled();
         this.descriptorSense = config.descriptorSense();
+        this.writeProtected = config.readOnly();
     }
 
     public LogicalUnitConfig config() {
@@ -100,6 +104,31 @@ public final class LogicalUnit {
         return blockCount;
     }
 
+    /**
+     * Changes the capacity to {@code blocks} while the unit serves (a LUN resized): READ CAPACITY and the range checks
+     * of commands that begin from now on see the new one. The caller grows the backend first, or shrinks it after the
+     * commands begun before this call are done, and raises CAPACITY DATA HAS CHANGED for the I_T nexuses that see it.
+     */
+    public void changeCapacity(long blocks) {
+        if (blocks < 1) {
+            throw new IllegalArgumentException("a unit holds at least one block, not " + blocks);
+        }
+        blockCount = blocks;
+    }
+
+    /** Whether writes are refused with WRITE PROTECTED (and MODE SENSE reports WP). */
+    public boolean writeProtected() {
+        return writeProtected;
+    }
+
+    /**
+     * Refuses (or again accepts) writes from the next command on: a LUN made read-only, or writable again, while it
+     * serves. Writable needs a backend opened for writing; the caller knows.
+     */
+    public void writeProtect(boolean refuseWrites) {
+        writeProtected = refuseWrites;
+    }
+
     /** The storage this unit reads and writes. */
     public BlockBackend backend() {
         return backend;
@@ -113,7 +142,7 @@ public final class LogicalUnit {
      */
     public boolean reachesBackend(CdbDecoder d) {
         CommandKind kind = d.kind();
-        return (kind == CommandKind.READ || kind == CommandKind.WRITE && !config.readOnly())
+        return (kind == CommandKind.READ || kind == CommandKind.WRITE && !writeProtected)
                 && d.transferLength() > 0 && d.transferLength() <= maxTransferBlocks && !outOfRange(d.lba(), d.transferLength());
     }
 
@@ -236,7 +265,7 @@ public final class LogicalUnit {
     private void readCapacity10(ScsiCommand cmd) {
         MemorySegment out = cmd.scratch(8);
         // A capacity past 32 bits reports 0xFFFFFFFF: the initiator must ask READ CAPACITY(16).
-        put32(out, 0, Math.min(blockCount - 1, 0xFFFF_FFFFL));
+        put32(out, 0, Math.min(blockCount - 1, 0xFFFF_FFFFL)); // one read of the volatile
         put32(out, 4, config.blockSize());
         cmd.completeWithData(8, 8);
     }
@@ -540,12 +569,13 @@ public final class LogicalUnit {
 
     /** Whether {@code blocks} blocks from {@code lba} (unsigned) run past the last block. */
     private boolean outOfRange(long lba, long blocks) {
-        return Long.compareUnsigned(lba, blockCount) > 0 || blocks > blockCount - lba;
+        long capacity = blockCount; // one read: a resize may change it between two
+        return Long.compareUnsigned(lba, capacity) > 0 || blocks > capacity - lba;
     }
 
     /** Answers WRITE PROTECTED when the unit is read-only; true when it did. */
     private boolean refusedAsReadOnly(ScsiCommand cmd) {
-        if (config.readOnly()) {
+        if (writeProtected) {
             parameterError(cmd, SenseCode.WRITE_PROTECTED, SenseData.NO_FIELD);
             return true;
         }

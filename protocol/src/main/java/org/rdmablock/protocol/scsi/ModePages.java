@@ -96,7 +96,7 @@ final class ModePages {
         if (page == CONTROL || page == ALL_PAGES) {
             at += control(dst, at, pageControl, unit);
         }
-        int deviceSpecific = DPOFUA | (config.readOnly() ? WP : 0);
+        int deviceSpecific = DPOFUA | (unit.writeProtected() ? WP : 0);
         if (ten) {
             put16(dst, 0, at - 2);
             put8(dst, 3, deviceSpecific);

@@ -25,7 +25,11 @@ public enum SenseCode {
     /** The command did not finish within the target's command timeout; the initiator may retry it. */
     COMMAND_TIMEOUT_DURING_PROCESSING(SenseKey.ABORTED_COMMAND, 0x2E, 0x02),
     /** The LUN inventory of this I_T nexus changed (a reload added or removed units), as Linux's LIO reports it. */
-    REPORTED_LUNS_DATA_HAS_CHANGED(SenseKey.UNIT_ATTENTION, 0x3F, 0x0E);
+    REPORTED_LUNS_DATA_HAS_CHANGED(SenseKey.UNIT_ATTENTION, 0x3F, 0x0E),
+    /** The unit's capacity changed while it served (a LUN resized): the initiator reads READ CAPACITY again. */
+    CAPACITY_DATA_HAS_CHANGED(SenseKey.UNIT_ATTENTION, 0x2A, 0x09),
+    /** A mode parameter changed by another means than this nexus's MODE SELECT: the LUN made read-only (WP). */
+    MODE_PARAMETERS_CHANGED(SenseKey.UNIT_ATTENTION, 0x2A, 0x01);
 
     private final int senseKey;
     private final int asc;

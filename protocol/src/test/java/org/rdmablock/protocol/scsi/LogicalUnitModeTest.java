@@ -44,6 +44,9 @@ class LogicalUnitModeTest {
         assertEquals(4, d.length);
         assertEquals(4 + 8 + 20 + 12 - 1, d[0], "the header tells the full length of all pages");
         assertEquals(0, d[2] & 0x80, "write protect off");
+        h.unit.writeProtect(true);
+        assertGood(h.run(Cdbs.modeSense6(false, 0, 0x3F, 0, 4), 4));
+        assertEquals(0x80, h.dataIn()[2] & 0x80, "write protect on, once the unit is made read-only while it serves");
     }
 
     @Test

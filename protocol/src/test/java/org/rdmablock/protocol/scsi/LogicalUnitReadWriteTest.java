@@ -205,6 +205,41 @@ class LogicalUnitReadWriteTest {
 
     @ParameterizedTest
     @ValueSource(ints = {512, 4096})
+    void aWriteProtectedWhileServingRefusesWritesUntilLifted(int blockSize) {
+        LunHarness h = LunHarness.of(blockSize);
+        assertGood(h.run(Cdbs.rw10(true, 0, 1, false), new byte[blockSize], 0));
+        h.unit.writeProtect(true);
+        assertCheckCondition(h.run(Cdbs.rw10(true, 0, 1, false), new byte[blockSize], 0), SenseCode.WRITE_PROTECTED);
+        assertEquals(false, h.unit.reachesBackend(decoded(Cdbs.rw10(true, 0, 1, false))), "a placed WRITE would be refused");
+        assertGood(h.run(Cdbs.rw10(false, 0, 1, false), blockSize));
+        h.unit.writeProtect(false);
+        assertGood(h.run(Cdbs.rw10(true, 0, 1, false), new byte[blockSize], 0));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {512, 4096})
+    void aCapacityChangedWhileServingIsWhatReadCapacityAndTheRangeChecksUse(int blockSize) {
+        LunHarness h = LunHarness.of(blockSize);
+        long blocks = h.unit.blockCount();
+        h.unit.changeCapacity(blocks / 2);
+        assertGood(h.run(Cdbs.readCapacity16(32), 32));
+        assertEquals(blocks / 2 - 1, ByteBuffer.wrap(h.dataIn()).getLong(0));
+        assertCheckCondition(h.run(Cdbs.rw16(false, blocks / 2, 1, false), blockSize), SenseCode.LBA_OUT_OF_RANGE);
+        h.unit.changeCapacity(blocks);
+        assertGood(h.run(Cdbs.rw16(false, blocks / 2, 1, false), blockSize));
+        assertGood(h.run(Cdbs.readCapacity10(), 8));
+        assertEquals(blocks - 1, Integer.toUnsignedLong(ByteBuffer.wrap(h.dataIn()).getInt(0)));
+    }
+
+    private static CdbDecoder decoded(byte[] cdb) {
+        CdbDecoder d = new CdbDecoder();
+        java.lang.foreign.MemorySegment segment = java.lang.foreign.MemorySegment.ofArray(cdb);
+        assertEquals(true, d.decode(segment, 0, cdb.length));
+        return d;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {512, 4096})
     void synchronizeCacheFlushes(int blockSize) {
         LunHarness h = LunHarness.of(blockSize);
         assertGood(h.run(Cdbs.synchronizeCache10(0, 0), 0));

@@ -123,7 +123,9 @@ class ScsiConstantsTest {
             new Condition(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, 0x05, 0x0E03, "\"Invalid field in command information unit\"; SPC-4 annex D: ILLEGAL REQUEST"),
             new Condition(SenseCode.DATA_PHASE_ERROR, 0x0B, 0x4B00, "\"Data phase error\"; SPC-4: ABORTED COMMAND (a transport's data transfer failed)"),
             new Condition(SenseCode.COMMAND_TIMEOUT_DURING_PROCESSING, 0x0B, 0x2E02, "\"Command timeout during processing\"; SPC-5 annex F: ABORTED COMMAND"),
-            new Condition(SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED, 0x06, 0x3F0E, "\"Reported luns data has changed\"; LIO ASC_REPORTED_LUNS_DATA_CHANGED (a UNIT ATTENTION)"));
+            new Condition(SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED, 0x06, 0x3F0E, "\"Reported luns data has changed\"; LIO ASC_REPORTED_LUNS_DATA_CHANGED (a UNIT ATTENTION)"),
+            new Condition(SenseCode.CAPACITY_DATA_HAS_CHANGED, 0x06, 0x2A09, "\"Capacity data has changed\"; LIO ASCQ_2AH_CAPACITY_DATA_HAS_CHANGED (a UNIT ATTENTION)"),
+            new Condition(SenseCode.MODE_PARAMETERS_CHANGED, 0x06, 0x2A01, "\"Mode parameters changed\"; LIO ASCQ_2AH_MODE_PARAMETERS_CHANGED (a UNIT ATTENTION)"));
 
     @Test
     void statusCodes() {

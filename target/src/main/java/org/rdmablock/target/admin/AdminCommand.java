@@ -38,7 +38,17 @@ import java.util.concurrent.Callable;
                 "  luns       each LUN: backend, size, block size, read-only, write cache, its I/O so far",
                 "  sessions   each initiator port logged in: address, channels, credits, commands in flight, since",
                 "  reload     re-read the config file and apply its LUN changes, as SIGHUP does; says what it did",
-                "  logout INITIATOR   log that initiator port's channels out (SRP_T_LOGOUT, then the disconnect)"})
+                "  logout INITIATOR   log that initiator port's channels out (SRP_T_LOGOUT, then the disconnect)",
+                "  lun add N KEY=VALUE...  serve a new LUN, its keys those of a [[lun]] table (size=1GiB path=lun1.img",
+                "             create=true ...); the sessions that see it get REPORTED LUNS DATA HAS CHANGED",
+                "  lun remove N          stop serving LUN N (its commands in flight finish first)",
+                "  lun resize N SIZE     grow it (CAPACITY DATA HAS CHANGED); shrinking needs --force",
+                "  lun set N [--read-only | --writable] [--initiator ID... | --any-initiator]",
+                "  apply FILE            make the running configuration FILE's: lists the changes; --dry-run applies none",
+                "  save                  write the running configuration to the config file (the old one kept as .bak)",
+                "",
+                "Changes take effect at once, without dropping sessions, and are refused whole when any part cannot be",
+                "made. They last until the next reload re-reads the file: save keeps them."})
 public final class AdminCommand implements Callable<Integer> {
     /** Exit status of a call without a socket to ask (picocli's own usage errors are 2 as well). */
     static final int EXIT_USAGE = 2;
@@ -53,12 +63,31 @@ public final class AdminCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the JSON-RPC result as it came, for scripts")
     boolean json;
 
-    @Parameters(index = "0", paramLabel = "VERB", description = "status, luns, sessions, reload or logout")
+    @Parameters(index = "0", paramLabel = "VERB", description = "status, luns, sessions, reload, logout, lun, apply or save")
     String verb;
 
-    @Parameters(index = "1", arity = "0..1", paramLabel = "INITIATOR", description = "logout: the initiator port id, 32 hex"
-            + " digits (as sessions lists it)")
-    String initiator;
+    @Parameters(index = "1..*", paramLabel = "ARG", description = "the verb's: logout INITIATOR (32 hex digits, as"
+            + " sessions lists it); lun add N KEY=VALUE...; lun remove|resize|set N [SIZE]; apply FILE")
+    List<String> words = new ArrayList<>();
+
+    @Option(names = "--dry-run", description = "lun and apply: list what would change, change nothing")
+    boolean dryRun;
+
+    @Option(names = "--force", description = "lun resize and apply: let a LUN shrink (its end is cut off)")
+    boolean force;
+
+    @Option(names = "--read-only", description = "lun set: writes fail with DATA PROTECT")
+    boolean readOnly;
+
+    @Option(names = "--writable", description = "lun set: accept writes again")
+    boolean writable;
+
+    @Option(names = "--initiator", paramLabel = "ID", description = "lun set: an initiator port allowed to see the LUN"
+            + " (repeat for more)")
+    List<String> initiators = new ArrayList<>();
+
+    @Option(names = "--any-initiator", description = "lun set: every initiator may see the LUN")
+    boolean anyInitiator;
 
     /** Where it prints: the command line's own writers ({@code CommandLines.of} sets them). */
     @Spec
@@ -77,12 +106,15 @@ public final class AdminCommand implements Callable<Integer> {
             err.println("rdmablock admin: " + e.getMessage());
             return EXIT_USAGE;
         }
+        final ObjectNode request = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 1);
+        try {
+            request(request);
+        } catch (IllegalArgumentException e) {
+            err.println("rdmablock admin: " + e.getMessage());
+            return EXIT_USAGE;
+        }
         final JsonNode response;
         try (SocketChannel channel = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
-            final ObjectNode request = JSON.createObjectNode().put("jsonrpc", "2.0").put("id", 1).put("method", verb);
-            if (initiator != null) {
-                request.putObject("params").put("initiator", initiator);
-            }
             channel.write(java.nio.ByteBuffer.wrap((JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8)));
             final BufferedReader in = new BufferedReader(new InputStreamReader(Channels.newInputStream(channel),
                     StandardCharsets.UTF_8));
@@ -112,6 +144,129 @@ public final class AdminCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The method and params of the verb and its arguments; a missing or extra argument is a usage error. */
+    private void request(final ObjectNode request) {
+        final ObjectNode params = request.putObject("params");
+        switch (verb) {
+            case "status", "luns", "sessions", "reload", "save" -> {
+                arguments(0, verb);
+                request.put("method", verb);
+            }
+            case "logout" -> {
+                arguments(1, "logout INITIATOR");
+                request.put("method", "logout");
+                params.put("initiator", words.getFirst());
+            }
+            case "apply" -> {
+                arguments(1, "apply FILE");
+                final Path file = Path.of(words.getFirst()).toAbsolutePath();
+                try {
+                    params.put("toml", java.nio.file.Files.readString(file));
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
+                }
+                request.put("method", "apply");
+                params.put("name", file.toString()).put("directory", file.getParent().toString());
+                changing(params);
+            }
+            case "lun" -> lun(request, params);
+            default -> request.put("method", verb); // the daemon names the methods it has
+        }
+    }
+
+    private void lun(final ObjectNode request, final ObjectNode params) {
+        final String usage = "lun add|remove|resize|set N";
+        if (words.size() < 2) {
+            throw new IllegalArgumentException("give the LUN verb and number: " + usage);
+        }
+        final String what = words.getFirst();
+        final int number;
+        try {
+            number = Integer.parseInt(words.get(1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a LUN number: " + words.get(1) + " (" + usage + ")", e);
+        }
+        request.put("method", "lun." + what);
+        switch (what) {
+            case "add" -> {
+                if (words.size() < 3) {
+                    throw new IllegalArgumentException("missing arguments: lun add N KEY=VALUE... (the keys of a [[lun]]"
+                            + " table: size=1GiB, backend=file, path=lun1.img, create=true, ...)");
+                }
+                final ObjectNode lun = params.putObject("lun").put("number", number);
+                for (final String pair : words.subList(2, words.size())) {
+                    final int equals = pair.indexOf('=');
+                    if (equals < 1) {
+                        throw new IllegalArgumentException("not KEY=VALUE: " + pair + " (e.g. size=1GiB)");
+                    }
+                    lun.set(pair.substring(0, equals), value(pair.substring(equals + 1)));
+                }
+            }
+            case "remove" -> {
+                arguments(2, "lun remove N");
+                params.put("number", number);
+            }
+            case "resize" -> {
+                arguments(3, "lun resize N SIZE");
+                params.put("number", number).put("size", words.get(2));
+            }
+            case "set" -> {
+                arguments(2, "lun set N [--read-only | --writable] [--initiator ID... | --any-initiator]");
+                params.put("number", number);
+                if (readOnly && writable) {
+                    throw new IllegalArgumentException("--read-only or --writable, not both");
+                }
+                if (readOnly || writable) {
+                    params.put("read_only", readOnly);
+                }
+                if (anyInitiator && !initiators.isEmpty()) {
+                    throw new IllegalArgumentException("--initiator or --any-initiator, not both");
+                }
+                if (anyInitiator || !initiators.isEmpty()) {
+                    initiators.forEach(params.putArray("allowed_initiators")::add);
+                }
+            }
+            default -> throw new IllegalArgumentException("no lun verb " + what + ": " + usage);
+        }
+        changing(params);
+    }
+
+    /** A KEY=VALUE's value as the config file would have it: true, false, an integer, a list "[a, b]", else text. */
+    private static JsonNode value(final String text) {
+        if (text.equals("true") || text.equals("false")) {
+            return JSON.getNodeFactory().booleanNode(Boolean.parseBoolean(text));
+        }
+        if (text.matches("-?\\d{1,18}")) {
+            return JSON.getNodeFactory().numberNode(Long.parseLong(text));
+        }
+        if (text.startsWith("[") && text.endsWith("]")) {
+            final com.fasterxml.jackson.databind.node.ArrayNode items = JSON.createArrayNode();
+            for (final String item : text.substring(1, text.length() - 1).split(",")) {
+                if (!item.isBlank()) {
+                    items.add(value(item.strip().replaceAll("^\"|\"$", "")));
+                }
+            }
+            return items;
+        }
+        return JSON.getNodeFactory().textNode(text);
+    }
+
+    private void changing(final ObjectNode params) {
+        if (dryRun) {
+            params.put("dry_run", true);
+        }
+        if (force) {
+            params.put("force", true);
+        }
+    }
+
+    /** Exactly {@code count} words after the verb. */
+    private void arguments(final int count, final String usage) {
+        if (words.size() != count) {
+            throw new IllegalArgumentException((words.size() < count ? "missing" : "too many") + " arguments: " + usage);
+        }
+    }
+
     private Path socketPath() {
         if (socket != null) {
             return socket;
@@ -135,7 +290,19 @@ public final class AdminCommand implements Callable<Integer> {
     private void print(final JsonNode result) {
         if (result.isObject()) {
             final int width = names(result).stream().mapToInt(String::length).max().orElse(0);
-            result.properties().forEach(e -> out.printf(Locale.ROOT, "%-" + width + "s  %s%n", e.getKey(), text(e.getValue())));
+            result.properties().forEach(e -> {
+                if (e.getValue().isArray() && !e.getValue().isEmpty() && e.getValue().get(0).isTextual()
+                        && e.getKey().equals("changes")) {
+                    // a line each: what a change did, LUN by LUN
+                    String key = e.getKey();
+                    for (final JsonNode line : e.getValue()) {
+                        out.printf(Locale.ROOT, "%-" + width + "s  %s%n", key, line.asText());
+                        key = "";
+                    }
+                } else {
+                    out.printf(Locale.ROOT, "%-" + width + "s  %s%n", e.getKey(), text(e.getValue()));
+                }
+            });
         } else if (result.isArray() && result.isEmpty()) {
             out.println("(none)");
         } else if (result.isArray()) {

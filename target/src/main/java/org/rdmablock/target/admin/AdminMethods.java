@@ -3,6 +3,7 @@ package org.rdmablock.target.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.rdmablock.target.CommandLines;
 import org.rdmablock.target.LunInventory;
+import org.rdmablock.target.RunningConfiguration;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.TargetConfig;
@@ -22,9 +23,11 @@ import java.util.function.ToIntFunction;
 
 /**
  * What the management socket answers, by method name: {@code status}, {@code luns} and {@code sessions}, each a
- * snapshot read beside the data path (the statistics' own snapshots, the inventory under its lock), and
- * {@code reload}, the SIGHUP reload, and {@code logout}, an initiator port's channels logged out. Results are plain records, written as JSON by the endpoint. Runs on the endpoint's
- * client threads.
+ * snapshot read beside the data path (the statistics' own snapshots, the inventory under its lock); {@code reload},
+ * the SIGHUP reload; {@code logout}, an initiator port's channels logged out; {@code lun.add}, {@code lun.remove},
+ * {@code lun.resize}, {@code lun.set} and {@code apply}, changes of the running configuration made as a reload makes
+ * them ({@link RunningConfiguration}); {@code save}, the running configuration written to its file. Results are plain
+ * records, written as JSON by the endpoint. Runs on the endpoint's client threads.
  */
 public final class AdminMethods {
     private final Map<String, Function<JsonNode, Object>> methods = new LinkedHashMap<>();
@@ -56,18 +59,28 @@ public final class AdminMethods {
                           long errors, long creditsExhausted, long answeredBusy) {
     }
 
-    /** What {@code reload} did: whether it changed anything, and what (or why not), as the daemon's log says. */
-    public record Reloaded(boolean applied, String summary) {
+    /**
+     * What a change did ({@code reload}, {@code apply}, the {@code lun.*} verbs): whether it changed anything, what (or
+     * why not) as the daemon's log says, and a line per LUN it changed, or with {@code dry_run} would change.
+     */
+    public record Applied(boolean applied, boolean dryRun, String summary, List<String> changes) {
+        static Applied of(final RunningConfiguration.Outcome outcome, final boolean dryRun) {
+            return new Applied(outcome.applied(), dryRun, outcome.summary(), outcome.changes());
+        }
+    }
+
+    /** What {@code save} wrote: the config file, and where the previous one is kept. */
+    public record Saved(String file, String previous) {
     }
 
     /** What {@code logout} did: the initiator port, and how many of its channels were asked to log out. */
     public record LoggedOut(String initiator, int channels) {
     }
 
-    /** Where the daemon's facts come from, its reload (the SIGHUP one) and its logout of an initiator's channels. */
+    /** Where the daemon's facts come from, its configuration's changes, and its logout of an initiator's channels. */
     public record Sources(TargetConfig config, Supplier<String> provider, Supplier<java.net.InetSocketAddress> address,
                          Supplier<String> targetPortId, LunInventory inventory, TargetStatistics statistics,
-                         Instant started, Supplier<Reloaded> reload, ToIntFunction<InitiatorPortId> logOut) {
+                         Instant started, RunningConfiguration running, ToIntFunction<InitiatorPortId> logOut) {
     }
 
     /** Methods given by name, in order (the endpoint's own tests serve a few of their own). */
@@ -77,15 +90,52 @@ public final class AdminMethods {
         return m;
     }
 
-    /** The read-only methods over {@code sources}. */
+    /** The daemon's methods over {@code sources}. */
     public static AdminMethods of(final Sources sources) {
         final AdminMethods m = new AdminMethods();
+        final RunningConfiguration running = sources.running();
         m.methods.put("status", params -> status(sources));
         m.methods.put("luns", params -> luns(sources));
         m.methods.put("sessions", params -> sessions(sources));
-        m.methods.put("reload", params -> sources.reload().get());
+        m.methods.put("reload", params -> Applied.of(running.reload(), false));
         m.methods.put("logout", params -> logout(sources, params));
+        m.methods.put("lun.add", params -> change(running, params, "lun add", c -> LunVerbs.add(c, params,
+                running.baseDirectory())));
+        m.methods.put("lun.remove", params -> change(running, params, "lun remove " + LunVerbs.number(params),
+                c -> LunVerbs.remove(c, params)));
+        m.methods.put("lun.resize", params -> change(running, params, "lun resize " + LunVerbs.number(params),
+                c -> LunVerbs.resize(c, params)));
+        m.methods.put("lun.set", params -> change(running, params, "lun set " + LunVerbs.number(params),
+                c -> LunVerbs.set(c, params)));
+        m.methods.put("apply", params -> {
+            final TargetConfig desired = LunVerbs.desired(params, running.baseDirectory());
+            return change(running, params, "apply of " + params.path("name").asText("a configuration"), c -> desired);
+        });
+        m.methods.put("save", params -> save(running));
         return m;
+    }
+
+    /** A change of the running configuration, with the {@code force} and {@code dry_run} every changing verb takes. */
+    private static Applied change(final RunningConfiguration running, final JsonNode params, final String origin,
+                                  final java.util.function.UnaryOperator<TargetConfig> change) {
+        final boolean dryRun = LunVerbs.flag(params, "dry_run");
+        final RunningConfiguration.Outcome outcome = running.apply(change, LunVerbs.flag(params, "force"), dryRun, origin);
+        if (outcome.refused()) {
+            throw new IllegalArgumentException(outcome.summary()); // an error answer: the verb did not do what it was asked
+        }
+        return Applied.of(outcome, dryRun);
+    }
+
+    private static Saved save(final RunningConfiguration running) {
+        try {
+            final java.nio.file.Path file = running.save();
+            return new Saved(file.toString(), file + ".bak");
+        } catch (IllegalStateException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot save the configuration: " + e.getMessage()
+                    + " (the previous file is untouched)", e);
+        }
     }
 
     /** The method names, in the order they were added. */

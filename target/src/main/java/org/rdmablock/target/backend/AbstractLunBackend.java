@@ -21,7 +21,8 @@ abstract class AbstractLunBackend implements LunBackend {
     final int lun;
     /** The file or directory; null for memory and null LUNs. */
     final Path path;
-    final long sizeBytes;
+    /** Changed only by {@link #resize}, on the thread that applies a configuration. */
+    volatile long sizeBytes;
     final boolean readOnly;
     final boolean writeThrough;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -187,6 +188,40 @@ abstract class AbstractLunBackend implements LunBackend {
 
     /** Frees the backend's resources; called once, by {@link #close()}. */
     abstract void release();
+
+    /** Refuses a read-only backend's change (its file or database is open read-only), then asks the backend. */
+    @Override
+    public final String whyNotResizable(long to) {
+        if (to <= 0) {
+            return "the size must be positive, not " + to;
+        }
+        if (readOnly && to != sizeBytes) {
+            return "its storage is open read-only; make the LUN writable first";
+        }
+        return to == sizeBytes ? null : whyNotResizableTo(to);
+    }
+
+    @Override
+    public final void resize(long to) {
+        String why = whyNotResizable(to);
+        if (why != null) {
+            throw new IllegalStateException(logName() + " cannot be resized to " + to + " bytes: " + why);
+        }
+        if (to != sizeBytes) {
+            resizeStorage(to);
+            sizeBytes = to;
+        }
+    }
+
+    /** Why the storage cannot take {@code to} bytes while served, or null. Default: the size is only a number. */
+    String whyNotResizableTo(long to) {
+        return null;
+    }
+
+    /** Makes the storage {@code to} bytes long; throws {@link IllegalStateException} saying why it failed. */
+    void resizeStorage(long to) {
+        // the size is only a number (null)
+    }
 
     @Override
     public final boolean readOnly() {

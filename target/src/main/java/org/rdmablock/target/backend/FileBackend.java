@@ -107,8 +107,8 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
 
     @Override
     public boolean readsInPlace(long deviceOffset, long length, MemorySegment scratch) {
-        if (mapping == null) {
-            return false;
+        if (mapping == null || length > mapping.byteSize() - deviceOffset) {
+            return false; // a LUN grown while served: the mapping holds only the size it was opened with
         }
         return LibC.resident(mapping.address() + deviceOffset, length, scratch);
     }
@@ -116,6 +116,16 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
     /** Whether the caller's buffer is the mapping at the same place: a READ placed there has its data already. */
     private boolean inPlace(long deviceOffset, MemorySegment buffer, long bufferOffset) {
         return mapping != null && buffer.address() + bufferOffset == mapping.address() + deviceOffset;
+    }
+
+    /** ftruncate: the file grows sparse, or loses its end (the caller has the unit stop addressing it first). */
+    @Override
+    void resizeStorage(long to) {
+        int truncated = LibC.ftruncate(fd, to);
+        if (truncated < 0) {
+            throw new IllegalStateException(logName() + ": cannot size the file to " + to + " bytes: "
+                    + LibC.describe(-truncated));
+        }
     }
 
     /** Opens (or creates) the LUN's file; throws {@link BackendOpenException} saying why it cannot. */

@@ -100,6 +100,12 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
     }
 
     @Override
+    String whyNotResizableTo(long to) {
+        return "a memory LUN's size is fixed while it serves (its blocks are one mapping, registered for RDMA):"
+                + " change it in the config and restart (its data is lost then, as at every restart)";
+    }
+
+    @Override
     void release() {
         registrations.releaseAll();
         arena.close(); // unmaps; a copy still running elsewhere fails rather than touching unmapped memory

@@ -406,6 +406,13 @@ public final class RocksDbBackend extends AbstractLunBackend {
         };
     }
 
+    /** Growing adds block groups never written (they read as zeroes); shrinking would leave the cut-off ones stored. */
+    @Override
+    String whyNotResizableTo(long to) {
+        return to < sizeBytes ? "a rocksdb LUN is not shrunk while it serves (the blocks past the new end would stay in"
+                + " the database and reappear at a later grow)" : null;
+    }
+
     @Override
     void release() {
         for (Scratch s : scratches) {

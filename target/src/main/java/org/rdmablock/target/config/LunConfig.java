@@ -49,6 +49,24 @@ public record LunConfig(int number, BackendKind backend, Path path, long sizeByt
         allowedInitiators = List.copyOf(allowedInitiators);
     }
 
+    /** This LUN with another capacity (the management socket's resize). */
+    public LunConfig withSize(long bytes) {
+        return new LunConfig(number, backend, path, bytes, blockSize, readOnly, writeCache, directIo, blockCacheBytes,
+                allowedInitiators, create, grow);
+    }
+
+    /** This LUN read-only, or writable. */
+    public LunConfig withReadOnly(boolean refuseWrites) {
+        return new LunConfig(number, backend, path, sizeBytes, blockSize, refuseWrites, writeCache, directIo,
+                blockCacheBytes, allowedInitiators, create, grow);
+    }
+
+    /** This LUN with other allowed initiators (empty: any). */
+    public LunConfig withAllowedInitiators(List<InitiatorPortId> initiators) {
+        return new LunConfig(number, backend, path, sizeBytes, blockSize, readOnly, writeCache, directIo, blockCacheBytes,
+                initiators, create, grow);
+    }
+
     /** Whether the initiator with this port id may use the LUN. */
     public boolean allows(InitiatorPortId initiator) {
         return allowedInitiators.isEmpty() || allowedInitiators.contains(initiator);

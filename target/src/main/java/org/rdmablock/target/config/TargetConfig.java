@@ -50,6 +50,12 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
         return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics, admin);
     }
 
+    /** This configuration with other LUNs (sorted by number here, as the reader sorts them). */
+    public TargetConfig withLuns(List<LunConfig> replaced) {
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts,
+                replaced.stream().sorted(java.util.Comparator.comparingInt(LunConfig::number)).toList(), metrics, admin);
+    }
+
     /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */
     public static Path baseDirectory(Path configFile) {
         Path parent = configFile == null ? null : configFile.toAbsolutePath().getParent();

@@ -34,11 +34,11 @@ final class SrpChannel extends Channel {
     final java.util.concurrent.atomic.AtomicInteger creditsInUse = new java.util.concurrent.atomic.AtomicInteger();
 
     /**
-     * A reload changed this initiator's LUN inventory: the next command on any channel of the I_T nexus gets the unit
-     * attention, and reporting it clears it for all of them (SAM-5 6.6). Shared by the nexus's channels; set by the
-     * login thread before the channel is published.
+     * The unit attentions of this initiator's I_T nexus (a changed LUN inventory, a resized or write-protected unit):
+     * the next command on any channel of the nexus that may report one gets it, and reporting it clears it for all of
+     * them (SAM-5 6.6). Shared by the nexus's channels; set by the login thread before the channel is published.
      */
-    java.util.concurrent.atomic.AtomicBoolean nexusLunsChanged = new java.util.concurrent.atomic.AtomicBoolean();
+    UnitAttentions nexusAttentions = new UnitAttentions();
 
     /** The login that made it and the multichannel result of its LOGIN_RSP (login threads only). */
     LoginNegotiation login;

@@ -175,9 +175,9 @@ final class SrpFrontEnd implements FrontEnd {
         final SrpCommand iu = decoder.command();
         final CommandSlot slot = slots.next();
         SenseCode failure = loader.load(slot, channel, iu);
-        if (failure == null && channel.nexusLunsChanged.get() && reportsUnitAttention(iu.cdbByte(0))
-                && channel.nexusLunsChanged.compareAndSet(true, false)) {
-            failure = SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED;
+        final int lun = LunAddress.decode(iu.lun());
+        if (failure == null && reportsUnitAttention(iu.cdbByte(0))) {
+            failure = channel.nexusAttentions.take(lun); // null, with one volatile read, when none is pending
         }
         final long needed = Math.max(slot.dataOutLength(), slot.dataInLength());
         if (failure == null && needed > room.maxIoSize()) {
@@ -188,7 +188,7 @@ final class SrpFrontEnd implements FrontEnd {
         }
         slots.take();
         channel.addOutstanding();
-        commands.track(slot, channel, IoStats.kindOf(iu.cdbByte(0)), statistics.lun(LunAddress.decode(iu.lun())), arrivedNanos);
+        commands.track(slot, channel, IoStats.kindOf(iu.cdbByte(0)), statistics.lun(lun), arrivedNanos);
         if (!takeCredit(channel)) {
             // beyond the credit window: answered, never dropped (the spare receives make this possible)
             channel.session().answeredBusy();

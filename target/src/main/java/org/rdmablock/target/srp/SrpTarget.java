@@ -1,6 +1,7 @@
 package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.srp.SrpLoginReject;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
 import org.rdmablock.protocol.srp.SrpLoginResponse;
@@ -161,7 +162,31 @@ public final class SrpTarget implements AutoCloseable {
         for (int i = 0; i < table.capacity(); i++) {
             final SrpChannel channel = (SrpChannel) table.get(i); // the SRP target enters SRP channels only
             if (channel != null && channel.initiator().equals(initiator)) {
-                channel.nexusLunsChanged.set(true); // one flag per nexus: its channels share it
+                channel.nexusAttentions.lunsChanged(); // one set per nexus: its channels share it
+            }
+        }
+    }
+
+    /**
+     * A change {@code initiator} is to be told of: REPORTED LUNS DATA HAS CHANGED (its inventory,
+     * {@link #lunInventoryChanged}), or unit {@code lun} changed while it sees it: the next command to that LUN on a
+     * channel of the initiator's nexus gets UNIT ATTENTION with {@code condition} (CAPACITY DATA HAS CHANGED for a
+     * resize, MODE PARAMETERS CHANGED for write protection), as LIO reports them.
+     */
+    public void unitAttention(final InitiatorPortId initiator, final int lun, final SenseCode condition) {
+        if (condition == SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED) {
+            lunInventoryChanged(initiator);
+            return;
+        }
+        final DeviceResources d = device;
+        if (d == null) {
+            return;
+        }
+        final ChannelTable table = d.channels();
+        for (int i = 0; i < table.capacity(); i++) {
+            final SrpChannel channel = (SrpChannel) table.get(i);
+            if (channel != null && channel.initiator().equals(initiator)) {
+                channel.nexusAttentions.unitChanged(lun, condition); // the nexus's one set: raised once
             }
         }
     }
@@ -335,7 +360,7 @@ public final class SrpTarget implements AutoCloseable {
             final SrpChannel other = (SrpChannel) channels.get(i);
             if (other != null && other != admitted && other.initiator().equals(login.initiator)) {
                 // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
-                admitted.nexusLunsChanged = other.nexusLunsChanged;
+                admitted.nexusAttentions = other.nexusAttentions;
                 if (!other.closing()) {
                     others.add(other);
                 }

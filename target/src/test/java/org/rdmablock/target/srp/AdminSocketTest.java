@@ -6,20 +6,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rdmablock.target.CommandLines;
-import org.rdmablock.target.TargetMain;
 import org.rdmablock.target.admin.AdminEndpoint;
-import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -38,86 +31,53 @@ class AdminSocketTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     @TempDir
     Path dir;
-    private Path config;
-    private Path socket;
-    private TargetMain daemon;
-    private CompletableFuture<Integer> exit;
-    private int port;
-
-    private record Run(int exit, String out, String err) {
-    }
+    private AdminDaemon daemon;
 
     @BeforeEach
     void start() throws Exception {
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        config = dir.resolve("target.toml");
-        socket = dir.resolve("admin.sock");
-        Files.writeString(config, """
-                [listen]
-                provider = "%s"
-                address = "%s"
-                port = %d
-                [target]
-                id_ext = "0x%016x"
-                ioc_guid = "0x%016x"
-                [admin]
-                socket = "admin.sock"
+        daemon = AdminDaemon.start(dir, """
                 [[lun]]
                 number = 0
                 backend = "memory"
                 size = "4MiB"
-                """.formatted(TestInitiator.PROVIDER, TestInitiator.ADDRESS, port, TargetTestBase.ID_EXT, TargetTestBase.IOC_GUID));
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        daemon = new TargetMain(new PrintStream(out, true), new PrintStream(new ByteArrayOutputStream(), true));
-        exit = CompletableFuture.supplyAsync(() -> new CommandLine(daemon).execute("--config", config.toString()));
-        waitUpTo(Duration.ofSeconds(20), "the daemon's banner, or its end")
-                .until(() -> out.toString(StandardCharsets.UTF_8).contains("reach it") || exit.isDone());
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("admin: " + socket), out.toString(StandardCharsets.UTF_8));
+                """);
+        assertTrue(daemon.banner().contains("admin: " + daemon.socket), daemon.banner());
     }
 
     @AfterEach
     void stop() throws Exception {
-        daemon.stop();
-        assertEquals(0, exit.get(20, TimeUnit.SECONDS));
-        assertFalse(Files.exists(socket), "the socket goes with the daemon");
+        daemon.close();
+        assertFalse(Files.exists(daemon.socket), "the socket goes with the daemon");
     }
 
-    private static Run admin(final String... args) {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        final PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        final int status = CommandLines.of(new org.rdmablock.target.admin.AdminCommand(), "rdmablock admin", o, e)
-                .execute(args);
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static AdminDaemon.Run admin(final String... args) {
+        return AdminDaemon.admin(args);
     }
 
     @Test
     void statusLunsAndSessionsAnswerAsTablesAndJson() throws Exception {
-        assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(socket));
-        final Run status = admin("--socket", socket.toString(), "status");
+        assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(daemon.socket));
+        final AdminDaemon.Run status = admin("--socket", daemon.socket.toString(), "status");
         assertEquals(0, status.exit(), status.err());
-        assertTrue(status.out().lines().anyMatch(l -> l.matches("port\\s+" + port)), status.out());
+        assertTrue(status.out().lines().anyMatch(l -> l.matches("port\\s+" + daemon.port)), status.out());
         assertTrue(status.out().lines().anyMatch(l -> l.matches("luns\\s+1")), status.out());
 
-        final JsonNode luns = JSON.readTree(admin("--config", config.toString(), "--json", "luns").out());
+        final JsonNode luns = JSON.readTree(admin("--config", daemon.config.toString(), "--json", "luns").out());
         assertEquals(1, luns.size(), luns.toString());
         assertEquals(0, luns.get(0).get("number").asInt());
         assertEquals("memory", luns.get(0).get("backend").asText());
         assertEquals(4L << 20, luns.get(0).get("sizeBytes").asLong());
 
-        assertEquals("(none)", admin("--socket", socket.toString(), "sessions").out().strip(), "no initiator yet");
-        try (TestInitiator ini = TestInitiator.login(new java.net.InetSocketAddress(TestInitiator.ADDRESS, port),
+        assertEquals("(none)", admin("--socket", daemon.socket.toString(), "sessions").out().strip(), "no initiator yet");
+        try (TestInitiator ini = TestInitiator.login(new java.net.InetSocketAddress(TestInitiator.ADDRESS, daemon.port),
                 TargetTestBase.ID_EXT, TargetTestBase.IOC_GUID, 0xAD, 4096)) {
             assertEquals(org.rdmablock.protocol.scsi.ScsiStatus.GOOD, ini.execute(0, new byte[6], 0, 0, 0, false).status());
-            final JsonNode sessions = JSON.readTree(admin("--socket", socket.toString(), "--json", "sessions").out());
+            final JsonNode sessions = JSON.readTree(admin("--socket", daemon.socket.toString(), "--json", "sessions").out());
             assertEquals(1, sessions.size(), sessions.toString());
             assertEquals("00000000000000ad0000000000000001", sessions.get(0).get("initiator").asText());
             assertEquals(1, sessions.get(0).get("channels").asInt());
             assertTrue(sessions.get(0).get("address").asText().contains(TestInitiator.ADDRESS), sessions.toString());
-            final Run table = admin("--socket", socket.toString(), "sessions");
+            final AdminDaemon.Run table = admin("--socket", daemon.socket.toString(), "sessions");
             assertTrue(table.out().startsWith("INITIATOR"), table.out());
             assertTrue(table.out().contains("00000000000000ad0000000000000001"), table.out());
         }
@@ -125,39 +85,39 @@ class AdminSocketTest {
 
     @Test
     void logoutSendsTheSessionsChannelsSrpTLogout() throws Exception {
-        try (TestInitiator ini = TestInitiator.login(new java.net.InetSocketAddress(TestInitiator.ADDRESS, port),
+        try (TestInitiator ini = TestInitiator.login(new java.net.InetSocketAddress(TestInitiator.ADDRESS, daemon.port),
                 TargetTestBase.ID_EXT, TargetTestBase.IOC_GUID, 0xAE, 4096)) {
-            final Run done = admin("--socket", socket.toString(), "logout", "00000000000000ae0000000000000001");
+            final AdminDaemon.Run done = admin("--socket", daemon.socket.toString(), "logout", "00000000000000ae0000000000000001");
             assertEquals(0, done.exit(), done.err());
             assertTrue(done.out().lines().anyMatch(l -> l.matches("channels\\s+1")), done.out());
             final TestInitiator.Response logout = ini.awaitResponse();
             assertEquals(org.rdmablock.protocol.srp.SrpOpcode.T_LOGOUT, logout.opcode());
             assertEquals(org.rdmablock.protocol.srp.SrpTargetLogout.REASON_NONE, logout.logoutReason());
             waitUpTo(Duration.ofSeconds(10), "the session gone")
-                    .until(() -> JSON.readTree(admin("--socket", socket.toString(), "--json", "sessions").out()).isEmpty());
+                    .until(() -> JSON.readTree(admin("--socket", daemon.socket.toString(), "--json", "sessions").out()).isEmpty());
         }
-        final Run none = admin("--socket", socket.toString(), "logout", "00000000000000ae0000000000000001");
+        final AdminDaemon.Run none = admin("--socket", daemon.socket.toString(), "logout", "00000000000000ae0000000000000001");
         assertEquals(1, none.exit());
         assertEquals("rdmablock admin: initiator 00000000000000ae0000000000000001 has no channel logged in (JSON-RPC error "
                 + AdminEndpoint.INVALID_PARAMS + ")", none.err().strip());
-        assertEquals(1, admin("--socket", socket.toString(), "logout", "0xAE").exit(), "not 32 hex digits");
+        assertEquals(1, admin("--socket", daemon.socket.toString(), "logout", "0xAE").exit(), "not 32 hex digits");
     }
 
     @Test
     void reloadAppliesTheFileAsSighupDoesAndSaysWhat() throws Exception {
-        final Run unchanged = admin("--socket", socket.toString(), "reload");
+        final AdminDaemon.Run unchanged = admin("--socket", daemon.socket.toString(), "reload");
         assertEquals(0, unchanged.exit(), unchanged.err());
         assertTrue(unchanged.out().lines().anyMatch(l -> l.matches("applied\\s+false")), unchanged.out());
         assertTrue(unchanged.out().lines().anyMatch(l -> l.matches("summary\\s+nothing changed")), unchanged.out());
 
-        Files.writeString(config, Files.readString(config) + "[[lun]]\nnumber = 1\nbackend = \"null\"\nsize = \"1MiB\"\n");
-        final JsonNode added = JSON.readTree(admin("--socket", socket.toString(), "--json", "reload").out());
+        Files.writeString(daemon.config, Files.readString(daemon.config) + "[[lun]]\nnumber = 1\nbackend = \"null\"\nsize = \"1MiB\"\n");
+        final JsonNode added = JSON.readTree(admin("--socket", daemon.socket.toString(), "--json", "reload").out());
         assertTrue(added.get("applied").asBoolean(), added.toString());
         assertTrue(added.get("summary").asText().startsWith("LUN 1 added; LUNs now [0, 1]"), added.toString());
-        assertEquals(2, JSON.readTree(admin("--socket", socket.toString(), "--json", "luns").out()).size());
+        assertEquals(2, JSON.readTree(admin("--socket", daemon.socket.toString(), "--json", "luns").out()).size());
 
-        Files.writeString(config, Files.readString(config).replace("[channel]", "") + "[channel]\ncredits = 8\n");
-        final Run refused = admin("--socket", socket.toString(), "reload");
+        Files.writeString(daemon.config, Files.readString(daemon.config).replace("[channel]", "") + "[channel]\ncredits = 8\n");
+        final AdminDaemon.Run refused = admin("--socket", daemon.socket.toString(), "reload");
         assertEquals(0, refused.exit(), refused.err());
         assertTrue(refused.out().contains("refused: [channel]") && refused.out().contains("changed: a restart is needed"),
                 refused.out());
@@ -166,11 +126,12 @@ class AdminSocketTest {
 
     @Test
     void anUnknownVerbAndAMissingSocketAreOneLineEach() {
-        final Run unknown = admin("--socket", socket.toString(), "reboot");
+        final AdminDaemon.Run unknown = admin("--socket", daemon.socket.toString(), "reboot");
         assertEquals(1, unknown.exit());
-        assertEquals("rdmablock admin: no method reboot; the methods are status, luns, sessions, reload, logout (JSON-RPC error "
+        assertEquals("rdmablock admin: no method reboot; the methods are status, luns, sessions, reload, logout, lun.add,"
+                + " lun.remove, lun.resize, lun.set, apply, save (JSON-RPC error "
                 + AdminEndpoint.METHOD_NOT_FOUND + ")", unknown.err().strip());
-        final Run nowhere = admin("--socket", dir.resolve("none.sock").toString(), "status");
+        final AdminDaemon.Run nowhere = admin("--socket", dir.resolve("none.sock").toString(), "status");
         assertEquals(1, nowhere.exit());
         assertTrue(nowhere.err().startsWith("rdmablock admin: cannot reach the daemon at " + dir.resolve("none.sock")),
                 nowhere.err());
@@ -183,13 +144,13 @@ class AdminSocketTest {
         assumeTrue("root".equals(System.getProperty("user.name")), "only root can start a client as another user");
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")) && Files.isExecutable(Path.of("/usr/bin/python3")),
                 "setpriv and python3 start the other user's client");
-        // let the other user reach the socket file: the daemon's own mode would stop it before its credentials are read
+        // let the other user reach the daemon.socket file: the daemon's own mode would stop it before its credentials are read
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
+        Files.setPosixFilePermissions(daemon.socket, PosixFilePermissions.fromString("rw-rw-rw-"));
         final Process client = new ProcessBuilder("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 "/usr/bin/python3", "-c", "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n"
                 + "s.sendall(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\"}\\n')\nprint(s.makefile().readline())",
-                socket.toString()).redirectErrorStream(true).start();
+                daemon.socket.toString()).redirectErrorStream(true).start();
         final String answer = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(client.waitFor(20, TimeUnit.SECONDS));
         assertTrue(answer.startsWith("{"), "the other user's client got no answer: " + answer);

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.target.LogCapture;
+import org.rdmablock.target.RunningConfiguration;
 import org.rdmablock.target.TargetMain;
 import picocli.CommandLine;
 
@@ -60,7 +61,7 @@ class ReloadTest {
         Files.writeString(config, head + LUNS);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(new ByteArrayOutputStream(), true));
-        final LogCapture log = new LogCapture(TargetMain.class); // before the start: the start's warnings count too
+        final LogCapture log = new LogCapture(TargetMain.class, RunningConfiguration.class); // before the start: its warnings too
         final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
         try (log) {
             waitUpTo(Duration.ofSeconds(20), "the daemon's banner, or its end")
