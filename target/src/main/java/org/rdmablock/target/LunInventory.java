@@ -168,6 +168,10 @@ public final class LunInventory implements AutoCloseable {
             return action == Action.IN_PLACE && next.readOnly() && !current.config().readOnly();
         }
 
+        boolean protectionChanges() {
+            return action == Action.IN_PLACE && next.readOnly() != current.config().readOnly();
+        }
+
         boolean accessChanges() {
             return action == Action.IN_PLACE && !new java.util.HashSet<>(next.allowedInitiators())
                     .equals(new java.util.HashSet<>(current.config().allowedInitiators()));
@@ -187,7 +191,7 @@ public final class LunInventory implements AutoCloseable {
                                 + " bytes (CAPACITY DATA HAS CHANGED)");
                     }
                     if (next.readOnly() != current.config().readOnly()) {
-                        parts.add(next.readOnly() ? "made read-only (MODE PARAMETERS CHANGED)" : "made writable");
+                        parts.add((next.readOnly() ? "made read-only" : "made writable") + " (MODE PARAMETERS CHANGED)");
                     }
                     if (accessChanges()) {
                         parts.add("allowed initiators now " + (next.allowedInitiators().isEmpty() ? "any"
@@ -249,7 +253,10 @@ public final class LunInventory implements AutoCloseable {
                 final String why = current.backend() instanceof LunBackend lunBackend
                         ? lunBackend.whyNotResizable(next.sizeBytes()) : "its backend cannot be resized";
                 if (why != null || !inPlace) {
+                    final List<String> reopening = keys.stream().filter(k -> !IN_PLACE_KEYS.contains(k)).toList();
                     refusals.add("LUN " + next.number() + " cannot be resized while it serves: " + (why != null ? why
+                            : !reopening.isEmpty() ? "its size changes in place, its " + String.join(", ", reopening)
+                            + " only by reopening it: change them one at a time"
                             : "its storage is open read-only; make it writable first, then resize it"));
                     continue;
                 }
@@ -280,10 +287,12 @@ public final class LunInventory implements AutoCloseable {
      *     again and throws: nothing changed);</li>
      *     <li>takes the removed and reopened units out of every initiator's table (commands that come from now on
      *     find no unit there), write-protects the units made read-only and gives the units that shrink their new
-     *     capacity;</li>
-     *     <li>calls {@code quiesce}, which returns once no command that may have found one of those units, or the
-     *     blocks cut off, is still executing (false when it gave up waiting: a warning, and it goes on anyway);</li>
-     *     <li>closes the removed and reopened backends and cuts the storage of the units that shrink;</li>
+     *     capacity, telling their initiators at once;</li>
+     *     <li>calls {@code quiesce}, which returns once no command that may have found one of those units, the blocks
+     *     cut off, or a unit writable is still executing (false when it gave up waiting: a warning; it goes on, but
+     *     cuts no storage: such a shrink is undone, its unit reporting its old size again);</li>
+     *     <li>closes the removed and reopened backends and cuts the storage of the units that shrink (one that cannot
+     *     be cut is undone the same way, and the summary says so);</li>
      *     <li>reopens the changed LUNs (after the close: the same file or DB cannot be open twice); one that fails to
      *     open is left out (in no table, its old backend closed), logged and named in the summary, and the next
      *     apply that still configures it tries again to open it;</li>
@@ -292,8 +301,9 @@ public final class LunInventory implements AutoCloseable {
      *     reopened units to the tables of the initiators they allow.</li>
      * </ol>
      * Units changed in place keep serving throughout: their initiators see no error, only the unit attention of the
-     * change ({@link Attentions}): CAPACITY DATA HAS CHANGED for a resize, MODE PARAMETERS CHANGED for write protection,
-     * and REPORTED LUNS DATA HAS CHANGED for each initiator whose set of units changed. Returns a one-line summary.
+     * change ({@link Attentions}): CAPACITY DATA HAS CHANGED for a resize, MODE PARAMETERS CHANGED for write protection
+     * on or off, and REPORTED LUNS DATA HAS CHANGED for each initiator whose set of units changed. Returns a one-line
+     * summary; {@link #configs()} then holds what was applied (a shrink undone keeps its old size).
      *
      * @param force whether a LUN may shrink (its end is cut off)
      * @throws Refused what cannot be applied; nothing changed
@@ -340,14 +350,18 @@ public final class LunInventory implements AutoCloseable {
         }
         going.forEach(lun -> luns.remove(lun.config().number()));
         final List<Step> shrunk = steps.stream().filter(Step::shrinks).toList();
-        for (final Step step : steps) {
-            if (step.writeProtects()) {
-                step.current().unit().writeProtect(true);
-            }
+        final List<Step> protectedNow = steps.stream().filter(Step::writeProtects).toList();
+        for (final Step step : protectedNow) {
+            step.current().unit().writeProtect(true);
+            tellViewers(step, SenseCode.MODE_PARAMETERS_CHANGED, attentions); // as the change shows, not after the wait
         }
-        shrunk.forEach(step -> step.current().unit().changeCapacity(step.next().sizeBytes() / step.next().blockSize()));
+        for (final Step step : shrunk) {
+            step.current().unit().changeCapacity(step.next().sizeBytes() / step.next().blockSize());
+            tellViewers(step, SenseCode.CAPACITY_DATA_HAS_CHANGED, attentions);
+        }
         String unquiet = "";
-        if (!going.isEmpty() || !shrunk.isEmpty()) {
+        // a shrink waits before its cut; write protection so that no write is still landing when the verb returns
+        if (!going.isEmpty() || !shrunk.isEmpty() || !protectedNow.isEmpty()) {
             boolean quiet;
             try {
                 quiet = quiesce.getAsBoolean();
@@ -363,13 +377,22 @@ public final class LunInventory implements AutoCloseable {
         }
         going.forEach(LunInventory::closeBackend);
         final List<String> failed = new ArrayList<>();
+        final Set<Integer> notShrunk = new HashSet<>();
         for (final Step step : shrunk) {
+            final long from = step.current().config().sizeBytes();
             try {
+                if (!unquiet.isEmpty()) {
+                    throw new IllegalStateException("commands may still be writing to its end");
+                }
                 ((LunBackend) step.current().backend()).resize(step.next().sizeBytes());
             } catch (RuntimeException e) {
-                LOG.warn("LUN {} now reports {} bytes but its storage could not be cut", step.number(),
-                        step.next().sizeBytes(), e);
-                failed.add("LUN " + step.number() + "'s storage keeps its old size: " + e.getMessage());
+                // not cut: the unit reports its old size again, and the configuration keeps it (a restart would
+                // refuse a file longer than configured)
+                LOG.warn("LUN {} stays {} bytes: its storage could not be cut", step.number(), from, e);
+                step.current().unit().changeCapacity(from / step.current().config().blockSize());
+                tellViewers(step, SenseCode.CAPACITY_DATA_HAS_CHANGED, attentions);
+                failed.add("LUN " + step.number() + " not shrunk, it stays " + from + " bytes: " + e.getMessage());
+                notShrunk.add(step.number());
             }
         }
         final List<String> notReopened = new ArrayList<>();
@@ -394,8 +417,9 @@ public final class LunInventory implements AutoCloseable {
                 continue;
             }
             final Lun current = step.current();
-            final Lun updated = new Lun(step.next(), current.backend(), current.unit());
-            luns.put(step.number(), updated);
+            final LunConfig applied = notShrunk.contains(step.number())
+                    ? step.next().withSize(current.config().sizeBytes()) : step.next();
+            luns.put(step.number(), new Lun(applied, current.backend(), current.unit()));
             if (step.action() == Action.RECORD) {
                 continue;
             }
@@ -416,10 +440,11 @@ public final class LunInventory implements AutoCloseable {
                     view.getValue().add(current.unit());
                     affected.add(view.getKey());
                 } else if (is) {
-                    if (step.next().sizeBytes() != current.config().sizeBytes()) {
+                    // shrinks and write protection told their initiators as they showed, above
+                    if (step.grows()) {
                         attentions.changed(view.getKey(), step.number(), SenseCode.CAPACITY_DATA_HAS_CHANGED);
                     }
-                    if (step.writeProtects()) {
+                    if (step.protectionChanges() && !step.writeProtects()) {
                         attentions.changed(view.getKey(), step.number(), SenseCode.MODE_PARAMETERS_CHANGED);
                     }
                 }
@@ -451,6 +476,15 @@ public final class LunInventory implements AutoCloseable {
         return "LUNs now " + luns.keySet() + " (" + (incoming.size() - reopened) + " added, " + reopened + " reopened, "
                 + (changedInPlace == 0 ? "" : changedInPlace + " changed in place, ") + removed + " removed"
                 + (failed.isEmpty() ? "" : "; " + String.join("; ", failed)) + unquiet + ")";
+    }
+
+    /** {@code condition} to each initiator that sees the step's unit now (before its allowed initiators change). */
+    private void tellViewers(final Step step, final SenseCode condition, final Attentions attentions) {
+        for (final Map.Entry<InitiatorPortId, LogicalUnitTable> view : views.entrySet()) {
+            if (view.getValue().get(step.number()) == step.current().unit()) {
+                attentions.changed(view.getKey(), step.number(), condition);
+            }
+        }
     }
 
     private static List<Integer> numbers(final List<Lun> list) {

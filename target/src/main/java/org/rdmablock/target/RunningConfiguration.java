@@ -155,21 +155,34 @@ public final class RunningConfiguration {
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
             final String summary = change.summary() + "; " + inventory.apply(desired.luns(), force, target::unitAttention,
                     () -> target.awaitCommandsInFlight(quiesce));
+            if (change.timeoutsChanged()) {
+                target.timeoutsChanged(desired.timeouts());
+            }
             LOG.info("{}: {}", origin, summary);
             final List<Integer> served = inventory.numbers();
             warnIfInlineBlocks(target.pipeline(), desired.luns().stream()
                     .filter(l -> served.contains(l.number()))
                     .filter(l -> running.luns().stream().noneMatch(r -> r.number() == l.number() && r.backend() == l.backend()))
                     .toList());
-            running = desired;
+            running = applied(desired);
             servedChanged.run();
-            return new Outcome(desired, true, summary, changes, false);
+            return new Outcome(running, true, summary, changes, false);
         } catch (LunInventory.Refused e) {
             return refused(origin + " refused, the running configuration stays: " + e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("{} failed, the running configuration stays", origin, e);
             return new Outcome(running, false, origin + " failed, the running configuration stays: " + e, List.of(), true);
         }
+    }
+
+    /**
+     * {@code desired} as the inventory applied it: each LUN it serves as it serves it (a shrink it undid keeps its old
+     * size); a LUN it left out as desired, so that the next change tries it again.
+     */
+    private TargetConfig applied(final TargetConfig desired) {
+        final java.util.Map<Integer, LunConfig> served = new java.util.HashMap<>();
+        inventory.configs().forEach(lun -> served.put(lun.number(), lun));
+        return desired.withLuns(desired.luns().stream().map(lun -> served.getOrDefault(lun.number(), lun)).toList());
     }
 
     private Outcome refused(final String why) {
@@ -179,7 +192,8 @@ public final class RunningConfiguration {
 
     /**
      * Writes the running configuration to the config file: to a temporary file beside it, fsynced, then renamed over
-     * it (with the folder fsynced), the previous file kept as {@code FILE.bak}. Every key is written (the file's comments
+     * it (with the folder fsynced), the previous file kept as {@code FILE.bak} (a hard link to it). A link to the file
+     * is followed: the file it names is written. Every key is written (the file's comments
      * are not kept; the {@code .bak} has them). Returns the file written.
      *
      * @throws IllegalStateException the daemon serves the embedded default (no file to write)
@@ -190,32 +204,57 @@ public final class RunningConfiguration {
             throw new IllegalStateException("this daemon serves the embedded default: there is no config file to save to"
                     + " (start it with --config FILE)");
         }
-        final Path absolute = file.toAbsolutePath();
+        // a config that is a link is written where it points: the link stays
+        final Path absolute = Files.exists(file) ? file.toRealPath() : file.toAbsolutePath();
         final String text = TargetConfigWriter.write(running, List.of(
                 "Written by rdmablock admin save at " + Instant.now() + ": the configuration the daemon ran then, every"
                         + " key with its value.",
                 "The file it replaced is " + absolute.getFileName() + ".bak (with its comments); deploy/rdmablock.toml"
                         + " documents each key."));
         final Path temporary = absolute.resolveSibling("." + absolute.getFileName() + ".tmp");
-        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            final ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-            while (bytes.hasRemaining()) {
-                out.write(bytes);
+        boolean renamed = false;
+        try {
+            try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                final ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+                while (bytes.hasRemaining()) {
+                    out.write(bytes);
+                }
+                out.force(true);
             }
-            out.force(true);
+            if (Files.exists(absolute)) {
+                Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(absolute));
+                keepAsBackup(absolute);
+            }
+            Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            renamed = true;
+        } finally {
+            if (!renamed) {
+                Files.deleteIfExists(temporary);
+            }
         }
-        if (Files.exists(absolute)) {
-            Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(absolute));
-            final Path backup = absolute.resolveSibling(absolute.getFileName() + ".bak");
-            Files.copy(absolute, backup, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
-        }
-        Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         try (FileChannel folder = FileChannel.open(absolute.getParent(), StandardOpenOption.READ)) {
-            folder.force(true); // the rename itself durable
+            folder.force(true); // the renames themselves durable
         }
         LOG.info("saved the running configuration to {} (the previous file is {}.bak)", absolute, absolute.getFileName());
         return absolute;
+    }
+
+    /**
+     * {@code FILE.bak}: a second name for the file as it is (a hard link: nothing copied, and durable with the folder's
+     * fsync), or, where the file system has no links, a copy, fsynced.
+     */
+    private static void keepAsBackup(final Path file) throws IOException {
+        final Path backup = file.resolveSibling(file.getFileName() + ".bak");
+        Files.deleteIfExists(backup);
+        try {
+            Files.createLink(backup, file);
+        } catch (UnsupportedOperationException | IOException noLink) {
+            Files.copy(file, backup, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+            try (FileChannel copy = FileChannel.open(backup, StandardOpenOption.WRITE)) {
+                copy.force(true);
+            }
+        }
     }
 
     /**

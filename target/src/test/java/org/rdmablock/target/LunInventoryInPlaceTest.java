@@ -99,15 +99,42 @@ class LunInventoryInPlaceTest {
     }
 
     @Test
+    void aShrinkWhoseCommandsDidNotFinishIsUndone() throws Exception {
+        try (LunInventory inventory = new LunInventory(config(file(0, "4MiB", "")), BackendFactory::open)) {
+            final LogicalUnit unit = inventory.unitsFor(A).get(0);
+            final String summary = inventory.apply(config(file(0, "2MiB", "")).luns(), true, attentions, () -> false);
+            assertTrue(summary.contains("LUN 0 not shrunk, it stays 4194304 bytes"), summary);
+            assertEquals(4 * MIB / 512, unit.blockCount(), "the unit reports its old size again");
+            assertEquals(4 * MIB, Files.size(dir.resolve("lun0.img")), "nothing cut");
+            assertEquals(4 * MIB, inventory.configs().getFirst().sizeBytes(), "and the configuration keeps it");
+            assertEquals(List.of(A + " 0 CAPACITY_DATA_HAS_CHANGED", A + " 0 CAPACITY_DATA_HAS_CHANGED"), told,
+                    "told of the shrink as it showed, then of the undoing");
+        }
+    }
+
+    @Test
+    void aSizeAndAStorageKeyAtOnceAreRefusedWithWhy() throws Exception {
+        try (LunInventory inventory = new LunInventory(config(file(0, "4MiB", "")), BackendFactory::open)) {
+            final LunInventory.Refused refused = assertThrows(LunInventory.Refused.class,
+                    () -> apply(inventory, file(0, "8MiB", "write_cache = \"write-back\""), false));
+            assertTrue(refused.getMessage().contains("its size changes in place, its write_cache only by reopening it"),
+                    refused.getMessage());
+        }
+    }
+
+    @Test
     void aLunMadeReadOnlyAndWritableAgainStaysTheSameUnit() throws Exception {
         try (LunInventory inventory = new LunInventory(config(file(0, "4MiB", "")), BackendFactory::open)) {
             final LogicalUnit unit = inventory.unitsFor(A).get(0);
             apply(inventory, file(0, "4MiB", "read_only = true"), false);
             assertTrue(unit.writeProtected());
             assertEquals(List.of(A + " 0 MODE_PARAMETERS_CHANGED"), told);
+            assertEquals(1, quiesced.get(), "no write still lands once the verb returns");
             apply(inventory, file(0, "4MiB", ""), false);
             assertFalse(unit.writeProtected(), "its file was opened for writing: writable again in place");
             assertSame(unit, inventory.unitsFor(A).get(0));
+            assertEquals(List.of(A + " 0 MODE_PARAMETERS_CHANGED", A + " 0 MODE_PARAMETERS_CHANGED"), told,
+                    "writable again is told too: Linux reads the WP bit only when it looks again");
         }
     }
 

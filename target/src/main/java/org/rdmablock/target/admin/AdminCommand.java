@@ -199,7 +199,11 @@ public final class AdminCommand implements Callable<Integer> {
                     if (equals < 1) {
                         throw new IllegalArgumentException("not KEY=VALUE: " + pair + " (e.g. size=1GiB)");
                     }
-                    lun.set(pair.substring(0, equals), value(pair.substring(equals + 1)));
+                    final String key = pair.substring(0, equals);
+                    if (key.equals("number")) {
+                        throw new IllegalArgumentException("the LUN's number is N, given before its keys: lun add N KEY=VALUE...");
+                    }
+                    lun.set(key, value(key, pair.substring(equals + 1)));
                 }
             }
             case "remove" -> {
@@ -231,19 +235,26 @@ public final class AdminCommand implements Callable<Integer> {
         changing(params);
     }
 
-    /** A KEY=VALUE's value as the config file would have it: true, false, an integer, a list "[a, b]", else text. */
-    private static JsonNode value(final String text) {
-        if (text.equals("true") || text.equals("false")) {
+    /** The [[lun]] keys whose values are true or false; block_size is a number; allowed_initiators a list. */
+    private static final java.util.Set<String> FLAGS = java.util.Set.of("read_only", "create", "grow", "direct_io");
+
+    /**
+     * A KEY=VALUE's value as the config file has it, by key: true or false for the flags, a number for block_size,
+     * a list "[a, b]" for allowed_initiators, text for the rest (a path of digits stays a path). The daemon's reader
+     * checks each, naming the key.
+     */
+    private static JsonNode value(final String key, final String text) {
+        if (FLAGS.contains(key) && (text.equals("true") || text.equals("false"))) {
             return JSON.getNodeFactory().booleanNode(Boolean.parseBoolean(text));
         }
-        if (text.matches("-?\\d{1,18}")) {
-            return JSON.getNodeFactory().numberNode(Long.parseLong(text));
+        if (key.equals("block_size") && text.matches("\\d{1,9}")) {
+            return JSON.getNodeFactory().numberNode(Integer.parseInt(text));
         }
-        if (text.startsWith("[") && text.endsWith("]")) {
+        if (key.equals("allowed_initiators")) {
             final com.fasterxml.jackson.databind.node.ArrayNode items = JSON.createArrayNode();
-            for (final String item : text.substring(1, text.length() - 1).split(",")) {
+            for (final String item : text.replaceAll("^\\[|]$", "").split(",")) {
                 if (!item.isBlank()) {
-                    items.add(value(item.strip().replaceAll("^\"|\"$", "")));
+                    items.add(item.strip().replaceAll("^\"|\"$", ""));
                 }
             }
             return items;

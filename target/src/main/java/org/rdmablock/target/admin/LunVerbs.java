@@ -102,7 +102,7 @@ final class LunVerbs {
         final LunConfig lun = lun(running, params);
         final JsonNode size = params.path("size");
         final long bytes;
-        if (size.isIntegralNumber()) {
+        if (size.isIntegralNumber() && size.canConvertToLong()) {
             bytes = size.asLong();
         } else if (size.isTextual()) {
             bytes = Quantities.parseSize(size.asText()); // its message names the forms it takes

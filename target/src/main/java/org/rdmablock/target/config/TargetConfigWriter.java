@@ -34,7 +34,9 @@ public final class TargetConfigWriter {
         key(out, "max_iu_length", Integer.toString(channel.maxIuLength()));
         key(out, "max_io_size", Integer.toString(channel.maxIoSize()));
         key(out, "immediate_data", Boolean.toString(channel.immediateData()));
-        key(out, "immediate_data_size", Integer.toString(channel.immediateDataSize()));
+        if (channel.immediateDataSize() > 0) { // 0 only where derived (no immediate data, no room): the reader derives it again
+            key(out, "immediate_data_size", Integer.toString(channel.immediateDataSize()));
+        }
         key(out, "max_channels", Integer.toString(channel.maxChannels()));
         key(out, "max_channels_per_initiator", Integer.toString(channel.maxChannelsPerInitiator()));
         final PipelineConfig pipeline = config.pipeline();
@@ -101,9 +103,10 @@ public final class TargetConfigWriter {
         return threads == PipelineConfig.AUTO_BACKEND_THREADS ? string("auto") : Integer.toString(threads);
     }
 
-    /** Milliseconds, the finest unit the reader takes; "0" for none. */
+    /** Exact seconds, as a decimal to the nanosecond ("0.0005s"); "0" for none. */
     private static String duration(final Duration d) {
-        return string(d.isZero() ? "0" : d.toMillis() + "ms");
+        return string(d.isZero() ? "0" : java.math.BigDecimal.valueOf(d.getSeconds())
+                .add(java.math.BigDecimal.valueOf(d.getNano(), 9)).stripTrailingZeros().toPlainString() + "s");
     }
 
     /** A TOML basic string: quotes, backslashes and control characters escaped. */

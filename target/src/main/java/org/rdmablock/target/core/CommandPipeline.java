@@ -82,7 +82,7 @@ public final class CommandPipeline implements AutoCloseable {
 
     public CommandPipeline(final ProtectionDomain pd, final int slotCount, final long dataBytes, final long maxIoSize,
                     final int ringSize, final int backendThreads, final int blockingThreads, final ChannelTable channels,
-                    final Duration commandTimeout, final ReceiveBuffers sharedReceives, final TargetStatistics statistics,
+                    final Timeouts timeouts, final ReceiveBuffers sharedReceives, final TargetStatistics statistics,
                     final boolean sleepWhenIdle, final boolean inPlaceLuns, final FrontEnd.Factory frontEnds) {
         Objects.requireNonNull(statistics);
         Objects.requireNonNull(channels);
@@ -120,7 +120,7 @@ public final class CommandPipeline implements AutoCloseable {
         this.frontEnd = frontEnds.create(new FrontEnd.CoreParts(slotPool, room, commands, waiting, channels, statistics,
                 intakePosts));
         this.intake = new Intake(slotPool, room, waiting, commands, frontEnd, channels, sharedReceives, inbox, statistics,
-                commandTimeout, intakePosts, commandsCompleted);
+                timeouts, intakePosts, commandsCompleted);
         if (backendThreads == 0) {
             final BlockingCalls blockingCalls = blockingThreads > 0
                     ? new BlockingCalls(blockingThreads, slotCount, statistics, directPosts) : null;

@@ -60,7 +60,7 @@ public final class DeviceResources {
      * @param frontEnds        makes the front end of the protocol the target speaks
      */
     public DeviceResources(final DeviceContext context, final TargetConfig config, final TargetStatistics statistics,
-                    final boolean registrationPins, final FrontEnd.Factory frontEnds) {
+                    final boolean registrationPins, final Timeouts timeouts, final FrontEnd.Factory frontEnds) {
         this.context = context;
         final PipelineConfig p = config.pipeline();
         pd = context.allocateProtectionDomain();
@@ -82,7 +82,7 @@ public final class DeviceResources {
         final long dataBytes = (Math.max(MIN_DATA_BYTES, 4 * maxIo) + chunk - 1) / chunk * chunk;
         channels = new ChannelTable(channelsServed, sharedReceives != null);
         pipeline = new CommandPipeline(pd, p.ringSize(), dataBytes, maxIo, p.ringSize(), p.backendThreads(), p.blockingThreads(),
-                channels, config.timeouts().command(), sharedReceives, statistics,
+                channels, timeouts, sharedReceives, statistics,
                 p.completions() == PipelineConfig.CompletionMode.EVENT,
                 !registrationPins, // a LUN's mapping registered whole would be locked in RAM
                 frontEnds);

@@ -37,14 +37,14 @@ final class Intake implements EventHandler<PipelineEvent> {
     private final IntakeInbox inbox;
     private final TargetStatistics statistics;
     /** A command still with its backend thread this long after the hand-over is answered (0: never). */
-    private final long commandTimeoutNanos;
+    private final Timeouts timeouts;
     /** How this stage's thread posts: the poller's batch, or direct on a ring stage thread. */
     private final SendPoster posts;
     private final AtomicLong commandsCompleted;
 
     Intake(final SlotPool slots, final DataRoom room, final WaitingRequests waiting, final CommandStatistics commands,
            final FrontEnd frontEnd, final ChannelTable channels, final ReceiveBuffers sharedReceives, final IntakeInbox inbox,
-           final TargetStatistics statistics, final Duration commandTimeout, final SendPoster posts,
+           final TargetStatistics statistics, final Timeouts timeouts, final SendPoster posts,
            final AtomicLong commandsCompleted) {
         this.slots = slots;
         this.all = slots.all();
@@ -56,7 +56,7 @@ final class Intake implements EventHandler<PipelineEvent> {
         this.sharedReceives = sharedReceives;
         this.inbox = inbox;
         this.statistics = statistics;
-        this.commandTimeoutNanos = commandTimeout.toNanos();
+        this.timeouts = timeouts;
         this.posts = posts;
         this.commandsCompleted = commandsCompleted;
     }
@@ -232,14 +232,15 @@ final class Intake implements EventHandler<PipelineEvent> {
             release(failed, event);
         }
         final long now = System.nanoTime();
+        final long commandTimeoutNanos = timeouts.commandNanos(); // one read: a configuration change may set it
         if (commandTimeoutNanos > 0) {
-            answerTimedOutCommands(now);
+            answerTimedOutCommands(now, commandTimeoutNanos);
         }
         frontEnd.tick(now, inbox.shuttingDown);
     }
 
     /** Answers every command that has been with a backend thread longer than the command timeout (one log line). */
-    private void answerTimedOutCommands(final long now) {
+    private void answerTimedOutCommands(final long now, final long commandTimeoutNanos) {
         int answered = 0;
         CommandSlot example = null;
         for (final CommandSlot slot : all) {

@@ -3,6 +3,7 @@ package org.rdmablock.target.srp;
 import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
+import org.rdmablock.protocol.scsi.SenseKey;
 import org.rdmablock.protocol.srp.SrpCommand;
 import org.rdmablock.protocol.srp.SrpDecodeError;
 import org.rdmablock.protocol.srp.SrpInformationUnit;
@@ -20,6 +21,7 @@ import org.rdmablock.target.core.DataRoom;
 import org.rdmablock.target.core.FrontEnd;
 import org.rdmablock.target.core.PipelineEvent;
 import org.rdmablock.target.core.SendPoster;
+import org.rdmablock.target.core.Timeouts;
 import org.rdmablock.target.core.SlotPool;
 import org.rdmablock.target.core.WaitingRequests;
 import org.rdmablock.target.metrics.IoStats;
@@ -60,13 +62,13 @@ final class SrpFrontEnd implements FrontEnd {
     private final ChannelTable channels;
     private final TargetStatistics statistics;
     private final SendPoster posts;
-    private final long idleTimeoutNanos;
+    private final Timeouts timeouts;
     /** Channels a login with multichannel action SINGLE ended (login threads): logged out on the next tick. */
     private final ConcurrentLinkedQueue<SrpChannel> logoutsRequested = new ConcurrentLinkedQueue<>();
     /** The waiting requests task management cancels (set per request; no allocation per call). */
     private final WaitingCancel waitingCancel = new WaitingCancel();
 
-    SrpFrontEnd(final CoreParts core, final Duration idleTimeout) {
+    SrpFrontEnd(final CoreParts core, final Timeouts timeouts) {
         this.slots = core.slots();
         this.responses = SrpResponses.forSlots(slots.all());
         this.room = core.room();
@@ -75,7 +77,7 @@ final class SrpFrontEnd implements FrontEnd {
         this.channels = core.channels();
         this.statistics = core.statistics();
         this.posts = core.posts();
-        this.idleTimeoutNanos = idleTimeout.toNanos();
+        this.timeouts = timeouts;
     }
 
     /**
@@ -191,6 +193,9 @@ final class SrpFrontEnd implements FrontEnd {
         commands.track(slot, channel, IoStats.kindOf(iu.cdbByte(0)), statistics.lun(lun), arrivedNanos);
         if (!takeCredit(channel)) {
             // beyond the credit window: answered, never dropped (the spare receives make this possible)
+            if (failure != null && failure.senseKey() == SenseKey.UNIT_ATTENTION) {
+                channel.nexusAttentions.putBack(lun, failure); // BUSY reports no unit attention: the next command does
+            }
             channel.session().answeredBusy();
             statistics.add(Count.BUSY, 1);
             room.release(slot);
@@ -325,6 +330,7 @@ final class SrpFrontEnd implements FrontEnd {
                 sendTargetLogout(single, single.requestedLogoutReason);
             }
         }
+        final long idleTimeoutNanos = timeouts.idleNanos(); // one read: a configuration change may set it
         for (int i = 0; i < channels.capacity(); i++) {
             final SrpChannel channel = (SrpChannel) channels.get(i);
             if (channel == null || channel.closing() || channel.loggingOut() || !slots.hasFree()) {

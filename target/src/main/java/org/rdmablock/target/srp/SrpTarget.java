@@ -9,9 +9,11 @@ import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.PipelineConfig;
 import org.rdmablock.target.config.TargetConfig;
+import org.rdmablock.target.config.TimeoutConfig;
 import org.rdmablock.target.core.ChannelTable;
 import org.rdmablock.target.core.CommandSlot;
 import org.rdmablock.target.core.DeviceResources;
+import org.rdmablock.target.core.Timeouts;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionId;
@@ -55,6 +57,8 @@ public final class SrpTarget implements AutoCloseable {
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
     private final TargetStatistics statistics;
+    /** [timeouts] as they are now: a configuration change sets them for the running pipeline. */
+    private final Timeouts timeouts;
     private final VerbsProvider provider;
     private final LoginListener logins;
     /**
@@ -93,6 +97,7 @@ public final class SrpTarget implements AutoCloseable {
         this.config = config.withPipelineResolved();
         this.unitsFor = Objects.requireNonNull(unitsFor);
         this.statistics = Objects.requireNonNull(statistics);
+        this.timeouts = new Timeouts(config.timeouts().command(), config.timeouts().idle());
         this.provider = provider;
         this.logins = new LoginListener(provider.connectionManager().listen(
                 new InetSocketAddress(config.listen().address(), config.listen().port()), 64), this::login);
@@ -165,6 +170,11 @@ public final class SrpTarget implements AutoCloseable {
                 channel.nexusAttentions.lunsChanged(); // one set per nexus: its channels share it
             }
         }
+    }
+
+    /** [timeouts] changed: the command and idle limits the running pipeline checks from now on. */
+    public void timeoutsChanged(final TimeoutConfig changed) {
+        timeouts.set(changed.command(), changed.idle());
     }
 
     /**
@@ -386,7 +396,7 @@ public final class SrpTarget implements AutoCloseable {
     private DeviceResources deviceFor(final DeviceContext connectionContext) {
         if (device == null) {
             device = new DeviceResources(connectionContext, config, statistics, provider.registrationPinsMemory(),
-                    core -> new SrpFrontEnd(core, config.timeouts().idle()));
+                    timeouts, core -> new SrpFrontEnd(core, timeouts));
         }
         return device.context() == connectionContext ? device : null;
     }

@@ -93,6 +93,15 @@ final class UnitAttentions {
         return null;
     }
 
+    /** {@code condition}, taken for a command to {@code lun} that then did not report it (answered BUSY), pending again. */
+    void putBack(final int lun, final SenseCode condition) {
+        if (condition == SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED) {
+            lunsChanged();
+        } else {
+            unitChanged(lun, condition);
+        }
+    }
+
     /** How many conditions are pending. */
     int pendingCount() {
         return pending.get();

@@ -41,8 +41,8 @@ class TargetConfigWriterTest {
                 receive_queue = "srq"
                 completions = "event"
                 [timeouts]
-                idle = "90s"
-                command = "1.5s"
+                idle = "0.5ms"
+                command = "1.0005s"
                 [metrics]
                 address = "[::1]:9464"
                 summary_interval = "0"
@@ -83,6 +83,15 @@ class TargetConfigWriterTest {
         assertEquals(original.metrics(), back.metrics());
         assertEquals(original.admin(), back.admin(), "absolute: read from another folder, the same socket");
         assertEquals(original.luns(), back.luns(), "every LUN, its paths absolute");
+    }
+
+    @Test
+    void aDerivedImmediateDataSizeOfNoneReadsBack() throws Exception {
+        final TargetConfig original = TargetConfigReader.read("[channel]\nimmediate_data = false\nmax_iu_length = 64\n",
+                "i.toml", dir, TargetConfigReader.Storage.NOT_CHECKED);
+        assertEquals(0, original.channel().immediateDataSize(), "derived: no room for any");
+        assertEquals(original.channel(), TargetConfigReader.read(TargetConfigWriter.write(original, List.of()), "back.toml",
+                dir, TargetConfigReader.Storage.NOT_CHECKED).channel());
     }
 
     @Test

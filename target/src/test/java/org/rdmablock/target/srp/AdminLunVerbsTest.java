@@ -212,6 +212,9 @@ class AdminLunVerbsTest {
             assertEquals(1, noFolder.exit());
             assertTrue(noFolder.err().contains("the target makes no folder"), noFolder.err());
             assertEquals(1, JSON.readTree(ok("--json", "luns").out()).size(), "nothing was added");
+            final AdminDaemon.Run digits = ok("lun", "add", "4", "path=2024", "create=true", "size=1MiB", "--dry-run");
+            assertTrue(digits.out().contains("LUN 4 added"), "a path of digits is a path: " + digits.out());
+            assertEquals(2, admin("lun", "add", "4", "number=5", "size=1MiB").exit(), "the number is given once");
 
             final String before = daemon.text;
             ok("lun", "add", "3", "backend=memory", "size=2MiB", "read_only=true");
@@ -237,6 +240,22 @@ class AdminLunVerbsTest {
             final AdminDaemon.Run restart = admin("apply", desired.toString());
             assertEquals(1, restart.exit());
             assertTrue(restart.err().contains("[listen] changed: a restart is needed"), restart.err());
+        }
+    }
+
+    @Test
+    void aTimeoutChangedAppliesToTheSessionsAlreadyRunning() throws Exception {
+        try (AdminDaemon running = started();
+             TestInitiator ini = TestInitiator.login(new InetSocketAddress(TestInitiator.ADDRESS, daemon.port),
+                     TargetTestBase.ID_EXT, TargetTestBase.IOC_GUID, INITIATOR, 4096)) {
+            assertEquals(ScsiStatus.GOOD, ini.execute(0, new byte[6], 0, 0, 0, false).status(), "the pipeline runs");
+            final Path desired = dir.resolve("desired.toml");
+            Files.writeString(desired, daemon.text + "[timeouts]\nidle = \"1s\"\n");
+            final AdminDaemon.Run applied = ok("apply", desired.toString());
+            assertTrue(applied.out().contains("timeouts changed"), applied.out());
+            final TestInitiator.Response logout = ini.awaitResponse();
+            assertEquals(org.rdmablock.protocol.srp.SrpOpcode.T_LOGOUT, logout.opcode(), "idle past the new limit");
+            assertEquals(org.rdmablock.protocol.srp.SrpTargetLogout.REASON_INACTIVE_CHANNEL, logout.logoutReason());
         }
     }
 }

@@ -41,6 +41,9 @@ final class PipelineHarness implements AutoCloseable {
         MIXED
     }
 
+    /** No command or idle limit: the harness's tests drive time themselves. */
+    static final org.rdmablock.target.core.Timeouts NO_TIMEOUTS = new org.rdmablock.target.core.Timeouts(
+            java.time.Duration.ZERO, java.time.Duration.ZERO);
     static final int IO_BYTES = 4096;
     static final int BLOCK_SIZE = 4096;
     static final int IU_LENGTH = 8276;
@@ -111,7 +114,7 @@ final class PipelineHarness implements AutoCloseable {
         statistics.lunsServed(List.of(0));
         final ChannelTable table = new ChannelTable(channelCount, false);
         pipeline = new CommandPipeline(pd, ringSize, DeviceResources.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, table,
-                java.time.Duration.ZERO, null, statistics, false, inPlace, core -> new SrpFrontEnd(core, java.time.Duration.ZERO));
+                NO_TIMEOUTS, null, statistics, false, inPlace, core -> new SrpFrontEnd(core, NO_TIMEOUTS));
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);

@@ -36,6 +36,20 @@ class UnitAttentionsTest {
     }
 
     @Test
+    void oneTakenAndPutBackIsReportedByTheNextCommand() {
+        final UnitAttentions a = new UnitAttentions();
+        a.lunsChanged();
+        a.unitChanged(2, SenseCode.CAPACITY_DATA_HAS_CHANGED);
+        final SenseCode taken = a.take(2);
+        a.putBack(2, taken); // the command was answered BUSY
+        assertEquals(SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED, a.take(2));
+        assertEquals(SenseCode.CAPACITY_DATA_HAS_CHANGED, a.take(2));
+        a.putBack(2, SenseCode.CAPACITY_DATA_HAS_CHANGED);
+        assertEquals(SenseCode.CAPACITY_DATA_HAS_CHANGED, a.take(2));
+        assertNull(a.take(2));
+    }
+
+    @Test
     void onlyAUnitsOwnConditionsAreRaisedPerUnit() {
         assertThrows(IllegalArgumentException.class,
                 () -> new UnitAttentions().unitChanged(0, SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED));
