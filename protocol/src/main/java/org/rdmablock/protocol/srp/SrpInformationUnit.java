@@ -1,5 +1,7 @@
 package org.rdmablock.protocol.srp;
 
+import org.rdmablock.protocol.Flyweight;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -13,7 +15,7 @@ import java.nio.ByteOrder;
  * {@link SrpIuDecoder} accepted, or a buffer the caller sized for encoding. Out-of-segment accesses still
  * fail with {@link IndexOutOfBoundsException}; they never read foreign memory.
  */
-public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> {
+public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> extends Flyweight<T> {
     /** Offset of the IU type code. */
     public static final int OPCODE_OFFSET = 0;
     /** Offset of the 8-byte opaque tag. */
@@ -29,35 +31,7 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> {
     /** Source of {@link #clear}: as many zeroes as the longest fixed part of an IU (SRP_LOGIN_REQ's 64 bytes). */
     private static final MemorySegment ZEROES = MemorySegment.ofArray(new byte[64]);
 
-    MemorySegment segment;
-    long offset;
-
     SrpInformationUnit() {
-    }
-
-    /**
-     * Points this flyweight at the IU starting at {@code offset} in {@code segment}; nothing is read or
-     * copied. Returns this flyweight.
-     */
-    public final T wrap(MemorySegment segment, long offset) {
-        this.segment = segment;
-        this.offset = offset;
-        return self();
-    }
-
-    @SuppressWarnings("unchecked")
-    final T self() {
-        return (T) this;
-    }
-
-    /** The segment this flyweight is wrapped over. */
-    public final MemorySegment segment() {
-        return segment;
-    }
-
-    /** The offset of the IU's first byte within {@link #segment()}. */
-    public final long offset() {
-        return offset;
     }
 
     /** The IU type code (see {@link SrpOpcode}). */

@@ -1,24 +1,18 @@
 package org.rdmablock.protocol.srp;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
+import org.rdmablock.protocol.HeaderPins;
+import org.rdmablock.protocol.HeaderPins.Pin;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.protocol.HeaderPins.check;
+import static org.rdmablock.protocol.HeaderPins.pin;
 
 /**
  * Every wire constant of the SRP codecs against a literal copied from the C headers that Linux's ib_srp and
@@ -31,13 +25,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * master). Two groups Linux does not define come from other SRP implementations, named where they are used.
  */
 class SrpConstantsTest {
-    /** One constant: {@code owner.field} must equal {@code literal}, which the header names {@code source}. */
-    private record Pin(Class<?> owner, String field, long literal, String source) {
-    }
-
-    private static Pin pin(Class<?> owner, String field, long literal, String source) {
-        return new Pin(owner, field, literal, source);
-    }
 
     // include/scsi/srp.h: the anonymous enum of IU type codes.
     private static final List<Pin> OPCODES = List.of(
@@ -205,57 +192,7 @@ class SrpConstantsTest {
      */
     @Test
     void everyConstantIsPinned() throws IOException, URISyntaxException {
-        Set<String> pinned = ALL.stream().flatMap(List::stream)
-                .map(p -> p.owner().getSimpleName() + "." + p.field()).collect(Collectors.toCollection(TreeSet::new));
-        List<Class<?>> classes = packageClasses();
-        assertTrue(classes.size() >= 18, "classes found: " + classes);
-        Set<String> unpinned = new TreeSet<>();
-        for (Class<?> type : classes) {
-            for (Field f : type.getDeclaredFields()) {
-                int m = f.getModifiers();
-                boolean constant = Modifier.isPublic(m) && Modifier.isStatic(m) && Modifier.isFinal(m)
-                        && (f.getType() == int.class || f.getType() == long.class);
-                // Field offsets are checked against the struct layouts by SrpLayoutTest.
-                if (constant && !f.getName().endsWith("_OFFSET")) {
-                    String name = type.getSimpleName() + "." + f.getName();
-                    if (!pinned.contains(name)) {
-                        unpinned.add(name);
-                    }
-                }
-            }
-        }
-        assertEquals(Set.of(), unpinned, "constants without a literal from the headers");
-    }
-
-    private static void check(List<Pin> pins) {
-        List<Executable> checks = new ArrayList<>();
-        for (Pin p : pins) {
-            checks.add(() -> {
-                long actual = p.owner().getField(p.field()).getLong(null);
-                assertEquals(p.literal(), actual, () -> String.format("%s.%s is 0x%x; the header's %s is 0x%x",
-                        p.owner().getSimpleName(), p.field(), actual, p.source(), p.literal()));
-            });
-        }
-        assertAll(checks);
-    }
-
-    /** The top-level classes compiled into this package (the main output folder, next to SrpOpcode.class). */
-    private static List<Class<?>> packageClasses() throws IOException, URISyntaxException {
-        Path folder = Path.of(SrpOpcode.class.getResource("SrpOpcode.class").toURI()).getParent();
-        try (Stream<Path> files = Files.list(folder)) {
-            List<Class<?>> classes = new ArrayList<>();
-            for (Path p : files.map(Path::getFileName).filter(n -> n.toString().endsWith(".class") && !n.toString().contains("$"))
-                    .sorted().toList()) {
-                String simple = p.toString().replace(".class", "");
-                if (!simple.equals("package-info")) {
-                    try {
-                        classes.add(Class.forName(SrpOpcode.class.getPackageName() + "." + simple));
-                    } catch (ClassNotFoundException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            }
-            return classes;
-        }
+        assertTrue(HeaderPins.packageClasses(SrpOpcode.class).size() >= 18);
+        assertEquals(Set.of(), HeaderPins.unpinned(SrpOpcode.class, ALL), "constants without a literal from the headers");
     }
 }

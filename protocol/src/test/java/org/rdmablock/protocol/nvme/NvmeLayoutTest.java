@@ -1,0 +1,305 @@
+package org.rdmablock.protocol.nvme;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Every field offset and size of the NVMe codecs against the structs of Linux {@code include/linux/nvme.h} and
+ * {@code nvme-rdma.h} (declarations transcribed below, laid out by {@link NvmeStructLayout}), and every encoder against
+ * a little-endian byte image built from that layout independently of the codecs, then decoded back.
+ */
+class NvmeLayoutTest {
+    // Transcribed from include/linux/nvme.h.
+    static final NvmeStructLayout COMMON_COMMAND = NvmeStructLayout.of("__u8 opcode", "__u8 flags", "__u16 command_id",
+            "__le32 nsid", "__le32 cdw2[2]", "__le64 metadata", "union nvme_data_ptr dptr", "__le32 cdw10", "__le32 cdw11",
+            "__le32 cdw12", "__le32 cdw13", "__le32 cdw14", "__le32 cdw15");
+    static final NvmeStructLayout RW_COMMAND = NvmeStructLayout.of("__u8 opcode", "__u8 flags", "__u16 command_id",
+            "__le32 nsid", "__le32 cdw2", "__le32 cdw3", "__le64 metadata", "union nvme_data_ptr dptr", "__le64 slba",
+            "__le16 length", "__le16 control", "__le32 dsmgmt", "__le32 reftag", "__le16 lbat", "__le16 lbatm");
+    static final NvmeStructLayout SGL_DESC = NvmeStructLayout.of("__le64 addr", "__le32 length", "__u8 rsvd[3]",
+            "__u8 type");
+    static final NvmeStructLayout KEYED_SGL_DESC = NvmeStructLayout.of("__le64 addr", "__u8 length[3]", "__u8 key[4]",
+            "__u8 type");
+    static final NvmeStructLayout COMPLETION = NvmeStructLayout.of("union nvme_result result", "__le16 sq_head",
+            "__le16 sq_id", "__u16 command_id", "__le16 status");
+    static final NvmeStructLayout FABRICS_COMMON = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
+            "__u8 fctype", "__u8 resv2[35]", "__u8 ts[24]");
+    static final NvmeStructLayout CONNECT_COMMAND = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
+            "__u8 fctype", "__u8 resv2[19]", "union nvme_data_ptr dptr", "__le16 recfmt", "__le16 qid", "__le16 sqsize",
+            "__u8 cattr", "__u8 resv3", "__le32 kato", "__u8 resv4[12]");
+    static final NvmeStructLayout CONNECT_DATA = NvmeStructLayout.of("uuid_t hostid", "__le16 cntlid", "char resv4[238]",
+            "char subsysnqn[256]", "char hostnqn[256]", "char resv5[256]");
+    static final NvmeStructLayout PROPERTY_SET = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
+            "__u8 fctype", "__u8 resv2[35]", "__u8 attrib", "__u8 resv3[3]", "__le32 offset", "__le64 value",
+            "__u8 resv4[8]");
+    static final NvmeStructLayout PROPERTY_GET = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
+            "__u8 fctype", "__u8 resv2[35]", "__u8 attrib", "__u8 resv3[3]", "__le32 offset", "__u8 resv4[16]");
+    // Transcribed from include/linux/nvme-rdma.h (the newer header, with cntlid).
+    static final NvmeStructLayout CM_REQ = NvmeStructLayout.of("__le16 recfmt", "__le16 qid", "__le16 hrqsize",
+            "__le16 hsqsize", "__le16 cntlid", "u8 rsvd[22]");
+    static final NvmeStructLayout CM_REP = NvmeStructLayout.of("__le16 recfmt", "__le16 crqsize", "u8 rsvd[28]");
+    static final NvmeStructLayout CM_REJ = NvmeStructLayout.of("__le16 recfmt", "__le16 sts");
+
+    @Test
+    void sizesAreTheHeadersStructs() {
+        assertEquals(COMMON_COMMAND.size(), NvmeSubmission.LENGTH);
+        assertEquals(RW_COMMAND.size(), NvmeSubmission.LENGTH);
+        assertEquals(CONNECT_COMMAND.size(), NvmeSubmission.LENGTH);
+        assertEquals(PROPERTY_SET.size(), NvmeSubmission.LENGTH);
+        assertEquals(PROPERTY_GET.size(), NvmeSubmission.LENGTH);
+        assertEquals(FABRICS_COMMON.size(), NvmeSubmission.LENGTH);
+        assertEquals(SGL_DESC.size(), NvmeSglDescriptor.LENGTH);
+        assertEquals(KEYED_SGL_DESC.size(), NvmeSglDescriptor.LENGTH);
+        assertEquals(COMPLETION.size(), NvmeCompletion.LENGTH);
+        assertEquals(CONNECT_DATA.size(), NvmfConnectData.LENGTH);
+        assertEquals(CM_REQ.size(), NvmeRdmaCmRequest.LENGTH);
+        assertEquals(CM_REP.size(), NvmeRdmaCmReply.LENGTH);
+        assertEquals(CM_REJ.size(), NvmeRdmaCmReject.LENGTH);
+    }
+
+    @Test
+    void offsetsAreTheHeadersMembers() {
+        assertEquals(COMMON_COMMAND.offsetOf("opcode"), NvmeSubmission.OPCODE_OFFSET);
+        assertEquals(COMMON_COMMAND.offsetOf("flags"), NvmeSubmission.FLAGS_OFFSET);
+        assertEquals(COMMON_COMMAND.offsetOf("command_id"), NvmeSubmission.COMMAND_ID_OFFSET);
+        assertEquals(COMMON_COMMAND.offsetOf("nsid"), NvmeSubmission.NSID_OFFSET);
+        assertEquals(COMMON_COMMAND.offsetOf("metadata"), NvmeSubmission.METADATA_OFFSET);
+        assertEquals(COMMON_COMMAND.offsetOf("dptr"), NvmeSubmission.DPTR_OFFSET);
+        assertEquals(COMMON_COMMAND.offsetOf("cdw10"), NvmeSubmission.CDW10_OFFSET);
+        assertEquals(FABRICS_COMMON.offsetOf("fctype"), NvmeSubmission.FCTYPE_OFFSET);
+        assertEquals(RW_COMMAND.offsetOf("slba"), NvmeSubmission.SLBA_OFFSET);
+        assertEquals(RW_COMMAND.offsetOf("length"), NvmeSubmission.NLB_OFFSET);
+        assertEquals(RW_COMMAND.offsetOf("control"), NvmeSubmission.CONTROL_OFFSET);
+        assertEquals(RW_COMMAND.offsetOf("dsmgmt"), NvmeSubmission.DSMGMT_OFFSET);
+
+        assertEquals(SGL_DESC.offsetOf("addr"), NvmeSglDescriptor.ADDRESS_OFFSET);
+        assertEquals(SGL_DESC.offsetOf("length"), NvmeSglDescriptor.LENGTH_OFFSET);
+        assertEquals(SGL_DESC.offsetOf("rsvd"), NvmeSglDescriptor.RESERVED_OFFSET);
+        assertEquals(SGL_DESC.offsetOf("type"), NvmeSglDescriptor.IDENTIFIER_OFFSET);
+        assertEquals(KEYED_SGL_DESC.offsetOf("length"), NvmeSglDescriptor.KEYED_LENGTH_OFFSET);
+        assertEquals(KEYED_SGL_DESC.offsetOf("key"), NvmeSglDescriptor.KEY_OFFSET);
+        assertEquals(KEYED_SGL_DESC.offsetOf("type"), NvmeSglDescriptor.IDENTIFIER_OFFSET);
+
+        assertEquals(COMPLETION.offsetOf("result"), NvmeCompletion.RESULT_OFFSET);
+        assertEquals(COMPLETION.offsetOf("sq_head"), NvmeCompletion.SQ_HEAD_OFFSET);
+        assertEquals(COMPLETION.offsetOf("sq_id"), NvmeCompletion.SQ_ID_OFFSET);
+        assertEquals(COMPLETION.offsetOf("command_id"), NvmeCompletion.COMMAND_ID_OFFSET);
+        assertEquals(COMPLETION.offsetOf("status"), NvmeCompletion.STATUS_OFFSET);
+
+        assertEquals(CONNECT_COMMAND.offsetOf("dptr"), NvmeSubmission.DPTR_OFFSET);
+        assertEquals(CONNECT_COMMAND.offsetOf("recfmt"), NvmfConnectCommand.RECFMT_OFFSET);
+        assertEquals(CONNECT_COMMAND.offsetOf("qid"), NvmfConnectCommand.QID_OFFSET);
+        assertEquals(CONNECT_COMMAND.offsetOf("sqsize"), NvmfConnectCommand.SQSIZE_OFFSET);
+        assertEquals(CONNECT_COMMAND.offsetOf("cattr"), NvmfConnectCommand.CATTR_OFFSET);
+        assertEquals(CONNECT_COMMAND.offsetOf("kato"), NvmfConnectCommand.KATO_OFFSET);
+        assertEquals(CONNECT_DATA.offsetOf("hostid"), NvmfConnectData.HOST_ID_OFFSET);
+        assertEquals(CONNECT_DATA.offsetOf("cntlid"), NvmfConnectData.CNTLID_OFFSET);
+        assertEquals(CONNECT_DATA.offsetOf("subsysnqn"), NvmfConnectData.SUBSYSTEM_NQN_OFFSET);
+        assertEquals(CONNECT_DATA.offsetOf("hostnqn"), NvmfConnectData.HOST_NQN_OFFSET);
+        assertEquals(CONNECT_DATA.offsetOf("resv5") - CONNECT_DATA.offsetOf("hostnqn"), NvmfConnectData.NQN_FIELD_LENGTH);
+        assertEquals(PROPERTY_SET.offsetOf("attrib"), NvmfPropertyCommand.ATTRIB_OFFSET);
+        assertEquals(PROPERTY_SET.offsetOf("offset"), NvmfPropertyCommand.PROPERTY_OFFSET);
+        assertEquals(PROPERTY_SET.offsetOf("value"), NvmfPropertyCommand.VALUE_OFFSET);
+        assertEquals(PROPERTY_GET.offsetOf("attrib"), NvmfPropertyCommand.ATTRIB_OFFSET);
+        assertEquals(PROPERTY_GET.offsetOf("offset"), NvmfPropertyCommand.PROPERTY_OFFSET);
+
+        assertEquals(CM_REQ.offsetOf("recfmt"), NvmeRdmaCmRequest.RECFMT_OFFSET);
+        assertEquals(CM_REQ.offsetOf("qid"), NvmeRdmaCmRequest.QID_OFFSET);
+        assertEquals(CM_REQ.offsetOf("hrqsize"), NvmeRdmaCmRequest.HRQSIZE_OFFSET);
+        assertEquals(CM_REQ.offsetOf("hsqsize"), NvmeRdmaCmRequest.HSQSIZE_OFFSET);
+        assertEquals(CM_REQ.offsetOf("cntlid"), NvmeRdmaCmRequest.CNTLID_OFFSET);
+        assertEquals(CM_REP.offsetOf("recfmt"), NvmeRdmaCmReply.RECFMT_OFFSET);
+        assertEquals(CM_REP.offsetOf("crqsize"), NvmeRdmaCmReply.CRQSIZE_OFFSET);
+        assertEquals(CM_REJ.offsetOf("recfmt"), NvmeRdmaCmReject.RECFMT_OFFSET);
+        assertEquals(CM_REJ.offsetOf("sts"), NvmeRdmaCmReject.STATUS_OFFSET);
+    }
+
+    private static ByteBuffer image(final int length) {
+        return ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static MemorySegment encodeSpace(final int length) {
+        return MemorySegment.ofArray(new byte[length]);
+    }
+
+    private static byte[] bytes(final MemorySegment segment) {
+        return segment.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    @Test
+    void aWriteWithAKeyedSglIsTheBytesLinuxSends() {
+        // the image: nvme_rw_command with a keyed SGL (addr, 24-bit length, 32-bit key, type 0x40), as the header lays it
+        final ByteBuffer image = image(64);
+        image.put(RW_COMMAND.offsetOf("opcode"), (byte) 0x01);
+        image.put(RW_COMMAND.offsetOf("flags"), (byte) 0x40);
+        image.putShort(RW_COMMAND.offsetOf("command_id"), (short) 0xBEEF);
+        image.putInt(RW_COMMAND.offsetOf("nsid"), 3);
+        final int dptr = RW_COMMAND.offsetOf("dptr");
+        image.putLong(dptr + KEYED_SGL_DESC.offsetOf("addr"), 0x7F00_1234_5678_9000L);
+        image.put(dptr + KEYED_SGL_DESC.offsetOf("length"), (byte) 0x00);          // 0x100000 = 1 MiB, LE
+        image.put(dptr + KEYED_SGL_DESC.offsetOf("length") + 1, (byte) 0x00);
+        image.put(dptr + KEYED_SGL_DESC.offsetOf("length") + 2, (byte) 0x10);
+        image.putInt(dptr + KEYED_SGL_DESC.offsetOf("key"), 0xCAFE_F00D);
+        image.put(dptr + KEYED_SGL_DESC.offsetOf("type"), (byte) 0x40);
+        image.putLong(RW_COMMAND.offsetOf("slba"), 0x1_0000_0001L);
+        image.putShort(RW_COMMAND.offsetOf("length"), (short) 255);                 // 256 blocks, 0's based
+        image.putShort(RW_COMMAND.offsetOf("control"), (short) 0x4000);             // FUA
+
+        final MemorySegment out = encodeSpace(64);
+        final NvmeSubmission sqe = new NvmeSubmission().wrap(out, 0).reset().setOpcode(NvmeOpcode.WRITE)
+                .setFlags(NvmeSubmission.FLAGS_SGL_METABUF).setCommandId(0xBEEF).setNsid(3)
+                .setStartingLba(0x1_0000_0001L).setBlocks(256).setControl(NvmeSubmission.CONTROL_FUA);
+        sqe.sgl(new NvmeSglDescriptor()).setKeyed(0x7F00_1234_5678_9000L, 1 << 20, 0xCAFE_F00DL, false);
+        assertArrayEquals(image.array(), bytes(out));
+
+        final NvmeSubmission decoded = new NvmeSubmission().wrap(MemorySegment.ofArray(image.array()), 0);
+        assertEquals(NvmeOpcode.WRITE, decoded.opcode());
+        assertEquals(0xBEEF, decoded.commandId());
+        assertEquals(3, decoded.nsid());
+        assertEquals(0x1_0000_0001L, decoded.startingLba());
+        assertEquals(256, decoded.blocks());
+        assertEquals(NvmeSubmission.CONTROL_FUA, decoded.control());
+        final NvmeSglDescriptor sgl = decoded.sgl(new NvmeSglDescriptor());
+        assertEquals(NvmeSglDescriptor.TYPE_KEYED_DATA_BLOCK, sgl.type());
+        assertEquals(NvmeSglDescriptor.SUBTYPE_ADDRESS, sgl.subtype());
+        assertEquals(0x7F00_1234_5678_9000L, sgl.address());
+        assertEquals(1 << 20, sgl.keyedLength());
+        assertEquals(0xCAFE_F00DL, sgl.key());
+    }
+
+    @Test
+    void anInCapsuleSglAndAnInvalidatingOneAreTheirTypeBytes() {
+        final ByteBuffer image = image(16);
+        image.putLong(SGL_DESC.offsetOf("addr"), 0);
+        image.putInt(SGL_DESC.offsetOf("length"), 4096);
+        image.put(SGL_DESC.offsetOf("type"), (byte) 0x01);
+        final MemorySegment out = encodeSpace(16);
+        out.fill((byte) 0x55); // the reserved bytes are written too
+        new NvmeSglDescriptor().wrap(out, 0).setInCapsule(0, 4096);
+        assertArrayEquals(image.array(), bytes(out));
+        final NvmeSglDescriptor decoded = new NvmeSglDescriptor().wrap(MemorySegment.ofArray(image.array()), 0);
+        assertEquals(NvmeSglDescriptor.TYPE_DATA_BLOCK, decoded.type());
+        assertEquals(NvmeSglDescriptor.SUBTYPE_OFFSET, decoded.subtype());
+        assertEquals(4096, decoded.length());
+
+        final NvmeSglDescriptor invalidating = new NvmeSglDescriptor().wrap(encodeSpace(16), 0).setKeyed(1, 512, 7, true);
+        assertEquals(0x4F, invalidating.identifier());
+        assertThrows(IllegalArgumentException.class, () -> invalidating.setKeyed(1, 1 << 24, 7, false));
+    }
+
+    @Test
+    void aCompletionCarriesTheStatusPastThePhaseTag() {
+        final ByteBuffer image = image(16);
+        image.putLong(COMPLETION.offsetOf("result"), 0x1234);
+        image.putShort(COMPLETION.offsetOf("sq_head"), (short) 0xFFFF);
+        image.putShort(COMPLETION.offsetOf("sq_id"), (short) 2);
+        image.putShort(COMPLETION.offsetOf("command_id"), (short) 0xBEEF);
+        image.putShort(COMPLETION.offsetOf("status"), (short) 0x8004); // INVALID_FIELD | DNR, shifted past the phase bit
+        final MemorySegment out = encodeSpace(16);
+        new NvmeCompletion().wrap(out, 0).reset().setResult(0x1234).setSqHead(0xFFFF).setSqId(2).setCommandId(0xBEEF)
+                .setStatus(NvmeStatus.INVALID_FIELD | NvmeStatus.DO_NOT_RETRY);
+        assertArrayEquals(image.array(), bytes(out));
+        final NvmeCompletion decoded = new NvmeCompletion().wrap(MemorySegment.ofArray(image.array()), 0);
+        assertEquals(NvmeStatus.INVALID_FIELD | NvmeStatus.DO_NOT_RETRY, decoded.status());
+        assertEquals(0, decoded.phase());
+        assertEquals(0x1234, decoded.result32());
+    }
+
+    @Test
+    void aConnectAndItsDataAreTheBytesLinuxSends() {
+        final ByteBuffer command = image(64);
+        command.put(CONNECT_COMMAND.offsetOf("opcode"), (byte) 0x7F);
+        command.put(CONNECT_COMMAND.offsetOf("fctype"), (byte) 0x01);
+        command.putShort(CONNECT_COMMAND.offsetOf("qid"), (short) 3);
+        command.putShort(CONNECT_COMMAND.offsetOf("sqsize"), (short) 127);
+        command.put(CONNECT_COMMAND.offsetOf("cattr"), (byte) 0x04);
+        command.putInt(CONNECT_COMMAND.offsetOf("kato"), 5000);
+        final MemorySegment out = encodeSpace(64);
+        new NvmeSubmission().wrap(out, 0).reset().setOpcode(NvmeOpcode.FABRICS).setFabricsType(NvmfCommandType.CONNECT);
+        new NvmfConnectCommand().wrap(out, 0).setRecordFormat(NvmfConnectCommand.RECFMT_1_0).setQueueId(3)
+                .setQueueSize(128).setAttributes(NvmfConnectCommand.CATTR_DISABLE_SQ_FLOW_CONTROL)
+                .setKeepAliveTimeoutMillis(5000);
+        assertArrayEquals(command.array(), bytes(out));
+        final NvmfConnectCommand connect = new NvmfConnectCommand().wrap(MemorySegment.ofArray(command.array()), 0);
+        assertEquals(3, connect.queueId());
+        assertEquals(128, connect.queueSize());
+        assertEquals(5000, connect.keepAliveTimeoutMillis());
+
+        final ByteBuffer data = image(1024);
+        final byte[] hostId = new byte[16];
+        for (int i = 0; i < hostId.length; i++) {
+            hostId[i] = (byte) (0xA0 + i);
+        }
+        data.put(CONNECT_DATA.offsetOf("hostid"), hostId);
+        data.putShort(CONNECT_DATA.offsetOf("cntlid"), (short) 0xFFFF);
+        data.put(CONNECT_DATA.offsetOf("subsysnqn"), "nqn.2026-12.org.rdmablock:disk".getBytes(StandardCharsets.US_ASCII));
+        data.put(CONNECT_DATA.offsetOf("hostnqn"), "nqn.2014-08.org.nvmexpress:uuid:1".getBytes(StandardCharsets.US_ASCII));
+        final MemorySegment dataOut = encodeSpace(1024);
+        new NvmfConnectData().wrap(dataOut, 0).reset().setHostId(hostId).setControllerId(NvmfConnectData.CNTLID_DYNAMIC)
+                .setSubsystemNqn("nqn.2026-12.org.rdmablock:disk").setHostNqn("nqn.2014-08.org.nvmexpress:uuid:1");
+        assertArrayEquals(data.array(), bytes(dataOut));
+        final NvmfConnectData decoded = new NvmfConnectData().wrap(MemorySegment.ofArray(data.array()), 0);
+        assertEquals("nqn.2026-12.org.rdmablock:disk", decoded.subsystemNqn());
+        assertEquals("nqn.2014-08.org.nvmexpress:uuid:1", decoded.hostNqn());
+        assertEquals(NvmfConnectData.CNTLID_DYNAMIC, decoded.controllerId());
+        assertArrayEquals(hostId, decoded.hostId().toArray(ValueLayout.JAVA_BYTE));
+        assertThrows(IllegalArgumentException.class, () -> decoded.setHostNqn("n".repeat(256)), "no room for its NUL");
+    }
+
+    @Test
+    void propertyGetAndSetAreTheirFields() {
+        final ByteBuffer image = image(64);
+        image.put(PROPERTY_SET.offsetOf("opcode"), (byte) 0x7F);
+        image.put(PROPERTY_SET.offsetOf("fctype"), (byte) 0x00);
+        image.putInt(PROPERTY_SET.offsetOf("offset"), 0x14);
+        image.putLong(PROPERTY_SET.offsetOf("value"), 0x0046_0001L);
+        final MemorySegment out = encodeSpace(64);
+        new NvmeSubmission().wrap(out, 0).reset().setOpcode(NvmeOpcode.FABRICS).setFabricsType(NvmfCommandType.PROPERTY_SET);
+        new NvmfPropertyCommand().wrap(out, 0).setProperty(NvmeRegister.CC).setValue(0x0046_0001L);
+        assertArrayEquals(image.array(), bytes(out));
+        final NvmfPropertyCommand get = new NvmfPropertyCommand().wrap(encodeSpace(64), 0)
+                .setAttributes(NvmfPropertyCommand.SIZE_8_BYTES).setProperty(NvmeRegister.CAP);
+        assertEquals(8, get.size());
+        assertEquals(NvmeRegister.CAP, get.property());
+    }
+
+    @Test
+    void theRdmaCmPrivateDataAreTheHeadersBytes() {
+        final ByteBuffer request = image(32);
+        request.putShort(CM_REQ.offsetOf("qid"), (short) 1);
+        request.putShort(CM_REQ.offsetOf("hrqsize"), (short) 128);
+        request.putShort(CM_REQ.offsetOf("hsqsize"), (short) 127);
+        request.putShort(CM_REQ.offsetOf("cntlid"), (short) 5);
+        final MemorySegment out = encodeSpace(32);
+        new NvmeRdmaCmRequest().wrap(out, 0).reset().setQueueId(1).setHostReceiveQueueSize(128).setHostSendQueueSize(128)
+                .setControllerId(5);
+        assertArrayEquals(request.array(), bytes(out));
+        final NvmeRdmaCmRequest decoded = new NvmeRdmaCmRequest().wrap(MemorySegment.ofArray(request.array()), 0);
+        assertEquals(0, decoded.refusal(32));
+        assertEquals(NvmeRdmaCmReject.INVALID_LENGTH, decoded.refusal(31));
+        assertEquals(128, decoded.hostSendQueueSize());
+        request.putShort(CM_REQ.offsetOf("recfmt"), (short) 1);
+        assertEquals(NvmeRdmaCmReject.INVALID_RECORD_FORMAT, decoded.refusal(32));
+
+        final ByteBuffer reply = image(32);
+        reply.putShort(CM_REP.offsetOf("crqsize"), (short) 128);
+        final MemorySegment replyOut = encodeSpace(32);
+        new NvmeRdmaCmReply().wrap(replyOut, 0).reset().setControllerReceiveQueueSize(128);
+        assertArrayEquals(reply.array(), bytes(replyOut));
+
+        final ByteBuffer reject = image(4);
+        reject.putShort(CM_REJ.offsetOf("sts"), (short) 0x04);
+        final MemorySegment rejectOut = encodeSpace(4);
+        new NvmeRdmaCmReject().wrap(rejectOut, 0).reset().setStatus(NvmeRdmaCmReject.INVALID_HOST_SEND_QUEUE_SIZE);
+        assertArrayEquals(reject.array(), bytes(rejectOut));
+    }
+}
