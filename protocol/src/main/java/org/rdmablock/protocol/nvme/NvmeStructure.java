@@ -78,6 +78,22 @@ public abstract class NvmeStructure<T extends NvmeStructure<T>> extends Flyweigh
     }
 
     /**
+     * Writes {@code value} as ASCII into a field of {@code length} bytes, space-padded (Identify's serial number, model
+     * and firmware revision), cut to the field.
+     */
+    final void putSpacePadded(final long at, final int length, final String value) {
+        segment.asSlice(offset + at, length).fill((byte) ' ');
+        final byte[] bytes = value.getBytes(StandardCharsets.US_ASCII);
+        MemorySegment.copy(MemorySegment.ofArray(bytes), 0, segment, offset + at, Math.min(bytes.length, length));
+    }
+
+    /** The ASCII text of a space-padded field, its padding removed. */
+    final String spacePadded(final long at, final int length) {
+        return new String(segment.asSlice(offset + at, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII)
+                .stripTrailing();
+    }
+
+    /**
      * Writes {@code value} as ASCII into a field of {@code length} bytes, NUL-padded.
      *
      * @throws IllegalArgumentException it does not fit with at least one NUL after it, or is not ASCII

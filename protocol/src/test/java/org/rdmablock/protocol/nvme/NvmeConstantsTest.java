@@ -131,6 +131,43 @@ class NvmeConstantsTest {
             pin(NvmeRegister.class, "CAP_TIMEOUT_SHIFT", 24, "NVME_CAP_TIMEOUT(cap) = (cap >> 24) & 0xff"),
             pin(NvmeRegister.class, "CAP_CSS_NVM", 1L << 37, "NVME_CAP_CSS_NVM at NVME_CAP_CSS(cap) = (cap >> 37)"));
 
+    private static final List<Pin> IDENTIFY = List.of(
+            pin(NvmeIdentify.class, "CNS_NAMESPACE", 0x00, "NVME_ID_CNS_NS"),
+            pin(NvmeIdentify.class, "CNS_CONTROLLER", 0x01, "NVME_ID_CNS_CTRL"),
+            pin(NvmeIdentify.class, "CNS_ACTIVE_NAMESPACES", 0x02, "NVME_ID_CNS_NS_ACTIVE_LIST"),
+            pin(NvmeIdentify.class, "CNS_NAMESPACE_DESCRIPTORS", 0x03, "NVME_ID_CNS_NS_DESC_LIST"),
+            pin(NvmeIdentify.class, "NSID_ALL", 0xffffffffL, "NVME_NSID_ALL"),
+            pin(NvmeIdentify.class, "NIDT_EUI64", 0x01, "NVME_NIDT_EUI64"),
+            pin(NvmeIdentify.class, "NIDT_NGUID", 0x02, "NVME_NIDT_NGUID"),
+            pin(NvmeIdentify.class, "NIDT_UUID", 0x03, "NVME_NIDT_UUID"),
+            pin(NvmeIdentify.class, "NIDT_CSI", 0x04, "NVME_NIDT_CSI"),
+            pin(NvmeIdentify.class, "DATA_LENGTH", 4096, "NVME_IDENTIFY_DATA_SIZE"),
+            pin(NvmeIdentify.class, "DESCRIPTOR_HEADER_LENGTH", 4, "sizeof(struct nvme_ns_id_desc)"),
+            pin(NvmeIdentifyController.class, "LENGTH", 4096, "sizeof(struct nvme_id_ctrl)"),
+            pin(NvmeIdentifyController.class, "SN_LENGTH", 20, "char sn[20]"),
+            pin(NvmeIdentifyController.class, "MN_LENGTH", 40, "char mn[40]"),
+            pin(NvmeIdentifyController.class, "FR_LENGTH", 8, "char fr[8]"),
+            pin(NvmeIdentifyController.class, "TYPE_IO", 1, "NVME_CTRL_IO"),
+            pin(NvmeIdentifyController.class, "TYPE_DISCOVERY", 2, "NVME_CTRL_DISC"),
+            pin(NvmeIdentifyController.class, "ONCS_COMPARE", 1 << 0, "NVME_CTRL_ONCS_COMPARE"),
+            pin(NvmeIdentifyController.class, "ONCS_DSM", 1 << 2, "NVME_CTRL_ONCS_DSM"),
+            pin(NvmeIdentifyController.class, "ONCS_WRITE_ZEROES", 1 << 3, "NVME_CTRL_ONCS_WRITE_ZEROES"),
+            pin(NvmeIdentifyController.class, "VWC_PRESENT", 1 << 0, "NVME_CTRL_VWC_PRESENT"),
+            pin(NvmeIdentifyController.class, "SGLS_SUPPORTED", 1, "NVME_CTRL_SGLS_BYTE_ALIGNED"),
+            pin(NvmeIdentifyController.class, "SGLS_KEYED", 1 << 2, "NVME_CTRL_SGLS_KSDBDS"),
+            pin(NvmeIdentifyController.class, "SGLS_IN_CAPSULE", 1 << 20, "NVME_CTRL_SGLS_SAOS"),
+            pin(NvmeIdentifyController.class, "CMIC_MULTI_CONTROLLER", 1 << 1, "NVME_CTRL_CMIC_MULTI_CTRL"),
+            pin(NvmeIdentifyController.class, "OAES_NAMESPACE_ATTRIBUTES", 1 << 8, "NVME_AEN_CFG_NS_ATTR"),
+            pin(NvmeIdentifyController.class, "CTRATT_HOST_ID_128", 1 << 0, "NVME_CTRL_ATTR_HID_128_BIT"),
+            pin(NvmeIdentifyNamespace.class, "LENGTH", 4096, "sizeof(struct nvme_id_ns)"),
+            pin(NvmeIdentifyNamespace.class, "LBAF_LENGTH", 4, "sizeof(struct nvme_lbaf)"),
+            pin(NvmeIdentifyNamespace.class, "LBAF_DATA_SIZE", 2, "struct nvme_lbaf: __le16 ms, then __u8 ds"),
+            pin(NvmeIdentifyNamespace.class, "FEATURE_THIN", 1 << 0, "NVME_NS_FEAT_THIN"),
+            pin(NvmeIdentifyNamespace.class, "NMIC_SHARED", 1 << 0, "NVME_NS_NMIC_SHARED"),
+            pin(NvmeIdentifyNamespace.class, "ATTRIBUTE_WRITE_PROTECTED", 1 << 0, "nsattr bit 0 (NVMe Base 2.0: write protected)"),
+            pin(NvmeIdentifyNamespace.class, "DEALLOCATED_READS_ZEROES", 0x1, "DLFEAT bits 2:0 = 001b (NVMe Base 2.0; no Linux name)"),
+            pin(NvmeIdentifyNamespace.class, "WRITE_ZEROES_DEALLOCATES", 1 << 3, "DLFEAT bit 3 (NVMe Base 2.0; no Linux name)"));
+
     private static final List<Pin> RDMA_CM = List.of(
             pin(NvmeRdmaCmReject.class, "INVALID_LENGTH", 0x01, "NVME_RDMA_CM_INVALID_LEN"),
             pin(NvmeRdmaCmReject.class, "INVALID_RECORD_FORMAT", 0x02, "NVME_RDMA_CM_INVALID_RECFMT"),
@@ -153,7 +190,7 @@ class NvmeConstantsTest {
             pin(NvmeRdmaCmReply.class, "LENGTH", 32, "sizeof(struct nvme_rdma_cm_rep)"),
             pin(NvmeRdmaCmReject.class, "LENGTH", 4, "sizeof(struct nvme_rdma_cm_rej)"));
 
-    private static final List<List<Pin>> ALL = List.of(OPCODES, FLAGS, SGL, STATUS, REGISTERS, RDMA_CM, SIZES);
+    private static final List<List<Pin>> ALL = List.of(OPCODES, FLAGS, SGL, STATUS, REGISTERS, IDENTIFY, RDMA_CM, SIZES);
 
     @Test
     void opcodesAndFabricsTypes() {
@@ -178,6 +215,11 @@ class NvmeConstantsTest {
     @Test
     void registers() {
         check(REGISTERS);
+    }
+
+    @Test
+    void identifyValues() {
+        check(IDENTIFY);
     }
 
     @Test

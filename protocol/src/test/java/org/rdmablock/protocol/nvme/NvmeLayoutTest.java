@@ -43,6 +43,33 @@ class NvmeLayoutTest {
             "__u8 resv4[8]");
     static final NvmeStructLayout PROPERTY_GET = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
             "__u8 fctype", "__u8 resv2[35]", "__u8 attrib", "__u8 resv3[3]", "__le32 offset", "__u8 resv4[16]");
+    static final NvmeStructLayout IDENTIFY = NvmeStructLayout.of("__u8 opcode", "__u8 flags", "__u16 command_id",
+            "__le32 nsid", "__u64 rsvd2[2]", "union nvme_data_ptr dptr", "__u8 cns", "__u8 rsvd3", "__le16 ctrlid",
+            "__le16 cnssid", "__u8 rsvd11", "__u8 csi", "__u32 rsvd12[4]");
+    static final NvmeStructLayout ID_CTRL = NvmeStructLayout.of("__le16 vid", "__le16 ssvid", "char sn[20]",
+            "char mn[40]", "char fr[8]", "__u8 rab", "__u8 ieee[3]", "__u8 cmic", "__u8 mdts", "__le16 cntlid",
+            "__le32 ver", "__le32 rtd3r", "__le32 rtd3e", "__le32 oaes", "__le32 ctratt", "__u8 rsvd100[11]",
+            "__u8 cntrltype", "__u8 fguid[16]", "__le16 crdt1", "__le16 crdt2", "__le16 crdt3", "__u8 rsvd134[122]",
+            "__le16 oacs", "__u8 acl", "__u8 aerl", "__u8 frmw", "__u8 lpa", "__u8 elpe", "__u8 npss", "__u8 avscc",
+            "__u8 apsta", "__le16 wctemp", "__le16 cctemp", "__le16 mtfa", "__le32 hmpre", "__le32 hmmin",
+            "__u8 tnvmcap[16]", "__u8 unvmcap[16]", "__le32 rpmbs", "__le16 edstt", "__u8 dsto", "__u8 fwug",
+            "__le16 kas", "__le16 hctma", "__le16 mntmt", "__le16 mxtmt", "__le32 sanicap", "__le32 hmminds",
+            "__le16 hmmaxd", "__le16 nvmsetidmax", "__le16 endgidmax", "__u8 anatt", "__u8 anacap", "__le32 anagrpmax",
+            "__le32 nanagrpid", "__u8 rsvd352[160]", "__u8 sqes", "__u8 cqes", "__le16 maxcmd", "__le32 nn",
+            "__le16 oncs", "__le16 fuses", "__u8 fna", "__u8 vwc", "__le16 awun", "__le16 awupf", "__u8 nvscc",
+            "__u8 nwpc", "__le16 acwu", "__u8 rsvd534[2]", "__le32 sgls", "__le32 mnan", "__u8 rsvd544[224]",
+            "char subnqn[256]", "__u8 rsvd1024[768]", "__le32 ioccsz", "__le32 iorcsz", "__le16 icdoff", "__u8 ctrattr",
+            "__u8 msdbd", "__u8 rsvd1804[2]", "__u8 dctype", "__u8 rsvd1807[241]", "struct nvme_id_power_state psd[32]",
+            "__u8 vs[1024]");
+    static final NvmeStructLayout ID_NS = NvmeStructLayout.of("__le64 nsze", "__le64 ncap", "__le64 nuse", "__u8 nsfeat",
+            "__u8 nlbaf", "__u8 flbas", "__u8 mc", "__u8 dpc", "__u8 dps", "__u8 nmic", "__u8 rescap", "__u8 fpi",
+            "__u8 dlfeat", "__le16 nawun", "__le16 nawupf", "__le16 nacwu", "__le16 nabsn", "__le16 nabo",
+            "__le16 nabspf", "__le16 noiob", "__u8 nvmcap[16]", "__le16 npwg", "__le16 npwa", "__le16 npdg",
+            "__le16 npda", "__le16 nows", "__u8 rsvd74[18]", "__le32 anagrpid", "__u8 rsvd96[3]", "__u8 nsattr",
+            "__le16 nvmsetid", "__le16 endgid", "__u8 nguid[16]", "__u8 eui64[8]", "struct nvme_lbaf lbaf[64]",
+            "__u8 vs[3712]");
+    static final NvmeStructLayout LBAF = NvmeStructLayout.of("__le16 ms", "__u8 ds", "__u8 rp");
+    static final NvmeStructLayout NS_ID_DESC = NvmeStructLayout.of("__u8 nidt", "__u8 nidl", "__le16 reserved");
     // Transcribed from include/linux/nvme-rdma.h (the newer header, with cntlid).
     static final NvmeStructLayout CM_REQ = NvmeStructLayout.of("__le16 recfmt", "__le16 qid", "__le16 hrqsize",
             "__le16 hsqsize", "__le16 cntlid", "u8 rsvd[22]");
@@ -133,6 +160,106 @@ class NvmeLayoutTest {
 
     private static byte[] bytes(final MemorySegment segment) {
         return segment.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    @Test
+    void identifyStructuresAreTheHeadersMembers() {
+        assertEquals(IDENTIFY.size(), NvmeSubmission.LENGTH);
+        assertEquals(IDENTIFY.offsetOf("cns"), NvmeIdentify.CNS_OFFSET);
+        assertEquals(IDENTIFY.offsetOf("ctrlid"), NvmeIdentify.CNTID_OFFSET);
+        assertEquals(IDENTIFY.offsetOf("csi"), NvmeIdentify.CSI_OFFSET);
+        assertEquals(NS_ID_DESC.size(), NvmeIdentify.DESCRIPTOR_HEADER_LENGTH);
+        assertEquals(ID_CTRL.size(), NvmeIdentifyController.LENGTH);
+        assertEquals(ID_CTRL.size(), NvmeIdentify.DATA_LENGTH);
+        final String[][] controller = {{"vid", "VID"}, {"ssvid", "SSVID"}, {"sn", "SN"}, {"mn", "MN"}, {"fr", "FR"},
+            {"rab", "RAB"}, {"ieee", "IEEE"}, {"cmic", "CMIC"}, {"mdts", "MDTS"}, {"cntlid", "CNTLID"}, {"ver", "VER"},
+            {"oaes", "OAES"}, {"ctratt", "CTRATT"}, {"cntrltype", "CNTRLTYPE"}, {"acl", "ACL"}, {"aerl", "AERL"},
+            {"lpa", "LPA"}, {"elpe", "ELPE"}, {"kas", "KAS"}, {"sqes", "SQES"}, {"cqes", "CQES"}, {"maxcmd", "MAXCMD"},
+            {"nn", "NN"}, {"oncs", "ONCS"}, {"vwc", "VWC"}, {"sgls", "SGLS"}, {"subnqn", "SUBNQN"}, {"ioccsz", "IOCCSZ"},
+            {"iorcsz", "IORCSZ"}, {"icdoff", "ICDOFF"}, {"ctrattr", "FCATT"}, {"msdbd", "MSDBD"}, {"psd", "PSD"}};
+        for (final String[] field : controller) {
+            assertEquals(ID_CTRL.offsetOf(field[0]), constant(NvmeIdentifyController.class, field[1] + "_OFFSET"), field[0]);
+        }
+        assertEquals(ID_CTRL.offsetOf("mn") - ID_CTRL.offsetOf("sn"), NvmeIdentifyController.SN_LENGTH);
+        assertEquals(ID_CTRL.offsetOf("fr") - ID_CTRL.offsetOf("mn"), NvmeIdentifyController.MN_LENGTH);
+        assertEquals(ID_CTRL.offsetOf("rab") - ID_CTRL.offsetOf("fr"), NvmeIdentifyController.FR_LENGTH);
+
+        assertEquals(ID_NS.size(), NvmeIdentifyNamespace.LENGTH);
+        final String[][] namespace = {{"nsze", "NSZE"}, {"ncap", "NCAP"}, {"nuse", "NUSE"}, {"nsfeat", "NSFEAT"},
+            {"nlbaf", "NLBAF"}, {"flbas", "FLBAS"}, {"nmic", "NMIC"}, {"dlfeat", "DLFEAT"}, {"nsattr", "NSATTR"},
+            {"nguid", "NGUID"}, {"eui64", "EUI64"}, {"lbaf", "LBAF"}};
+        for (final String[] field : namespace) {
+            assertEquals(ID_NS.offsetOf(field[0]), constant(NvmeIdentifyNamespace.class, field[1] + "_OFFSET"), field[0]);
+        }
+        assertEquals(LBAF.size(), NvmeIdentifyNamespace.LBAF_LENGTH);
+        assertEquals(LBAF.offsetOf("ds"), NvmeIdentifyNamespace.LBAF_DATA_SIZE);
+    }
+
+    private static int constant(final Class<?> owner, final String name) {
+        try {
+            return owner.getField(name).getInt(null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(owner.getSimpleName() + " has no " + name, e);
+        }
+    }
+
+    @Test
+    void anIdentifyControllerAndNamespaceAreTheirBytes() {
+        final ByteBuffer image = image(4096);
+        image.put(ID_CTRL.offsetOf("sn"), "SN-1                ".getBytes(StandardCharsets.US_ASCII));
+        image.put(ID_CTRL.offsetOf("mn"), "rdmablock".getBytes(StandardCharsets.US_ASCII));
+        for (int i = ID_CTRL.offsetOf("mn") + 9; i < ID_CTRL.offsetOf("fr"); i++) {
+            image.put(i, (byte) ' ');
+        }
+        image.put(ID_CTRL.offsetOf("fr"), "1.0     ".getBytes(StandardCharsets.US_ASCII));
+        image.put(ID_CTRL.offsetOf("mdts"), (byte) 8);
+        image.putShort(ID_CTRL.offsetOf("cntlid"), (short) 7);
+        image.putInt(ID_CTRL.offsetOf("ver"), 0x0001_0300);
+        image.put(ID_CTRL.offsetOf("cntrltype"), (byte) 1);
+        image.put(ID_CTRL.offsetOf("sqes"), (byte) 0x66);
+        image.put(ID_CTRL.offsetOf("cqes"), (byte) 0x44);
+        image.putShort(ID_CTRL.offsetOf("maxcmd"), (short) 128);
+        image.putInt(ID_CTRL.offsetOf("nn"), 4);
+        image.putShort(ID_CTRL.offsetOf("oncs"), (short) 0x000C);
+        image.put(ID_CTRL.offsetOf("vwc"), (byte) 1);
+        image.putInt(ID_CTRL.offsetOf("sgls"), 0x0010_0005);
+        image.put(ID_CTRL.offsetOf("subnqn"), "nqn.2026-12.org.rdmablock:a".getBytes(StandardCharsets.US_ASCII));
+        image.putInt(ID_CTRL.offsetOf("ioccsz"), 260);
+        image.putInt(ID_CTRL.offsetOf("iorcsz"), 1);
+        image.put(ID_CTRL.offsetOf("msdbd"), (byte) 1);
+        final MemorySegment out = encodeSpace(4096);
+        final NvmeIdentifyController ctrl = new NvmeIdentifyController().wrap(out, 0).reset()
+                .setIdentity("SN-1", "rdmablock", "1.0").setMaxDataTransferSize(8).setControllerId(7)
+                .setVersion(NvmeRegister.version(1, 3, 0)).setControllerType(NvmeIdentifyController.TYPE_IO)
+                .setQueueEntries(0x66, 0x44, 128).setNamespaces(4)
+                .setOptionalCommands(NvmeIdentifyController.ONCS_DSM | NvmeIdentifyController.ONCS_WRITE_ZEROES)
+                .setVolatileWriteCache(NvmeIdentifyController.VWC_PRESENT)
+                .setSglSupport(NvmeIdentifyController.SGLS_SUPPORTED | NvmeIdentifyController.SGLS_KEYED
+                        | NvmeIdentifyController.SGLS_IN_CAPSULE)
+                .setSubsystemNqn("nqn.2026-12.org.rdmablock:a").setCapsules(260, 1, 0, 0, 1);
+        assertArrayEquals(image.array(), bytes(out));
+        assertEquals("SN-1", ctrl.serialNumber());
+        assertEquals("rdmablock", ctrl.modelNumber());
+        assertEquals("nqn.2026-12.org.rdmablock:a", ctrl.subsystemNqn());
+        assertEquals(260, ctrl.commandCapsuleSize());
+
+        final ByteBuffer ns = image(4096);
+        ns.putLong(ID_NS.offsetOf("nsze"), 2048);
+        ns.putLong(ID_NS.offsetOf("ncap"), 2048);
+        ns.putLong(ID_NS.offsetOf("nuse"), 2048);
+        ns.put(ID_NS.offsetOf("nsfeat"), (byte) 1);
+        ns.put(ID_NS.offsetOf("dlfeat"), (byte) 0x09);
+        ns.put(ID_NS.offsetOf("lbaf") + LBAF.offsetOf("ds"), (byte) 12);
+        final MemorySegment nsOut = encodeSpace(4096);
+        final NvmeIdentifyNamespace identified = new NvmeIdentifyNamespace().wrap(nsOut, 0).reset()
+                .setBlocks(2048, 2048, 2048).setFeatures(NvmeIdentifyNamespace.FEATURE_THIN).setOnlyLbaFormat(4096)
+                .setDeallocateFeatures(NvmeIdentifyNamespace.DEALLOCATED_READS_ZEROES
+                        | NvmeIdentifyNamespace.WRITE_ZEROES_DEALLOCATES);
+        assertArrayEquals(ns.array(), bytes(nsOut));
+        assertEquals(1, identified.lbaFormats());
+        assertEquals(0, identified.formatInUse());
+        assertEquals(4096, identified.blockSize(0));
+        assertThrows(IllegalArgumentException.class, () -> identified.setOnlyLbaFormat(1000));
     }
 
     @Test

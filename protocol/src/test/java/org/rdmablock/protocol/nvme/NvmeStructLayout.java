@@ -60,6 +60,8 @@ final class NvmeStructLayout {
             case "nvme_result" -> 8;      // union { __le16 u16; __le32 u32; __le64 u64; }
             case "nvme_data_ptr" -> 16;   // union { struct { __le64 prp1, prp2; }; struct nvme_sgl_desc; ... }
             case "uuid_t" -> 16;          // typedef struct { __u8 b[16]; } uuid_t
+            case "nvme_id_power_state" -> 32;
+            case "nvme_lbaf" -> 4;        // { __le16 ms; __u8 ds; __u8 rp; }
             default -> throw new IllegalArgumentException("unknown type " + type);
         };
     }
@@ -68,6 +70,8 @@ final class NvmeStructLayout {
         return switch (type) {
             case "nvme_result", "nvme_data_ptr" -> 8;
             case "uuid_t" -> 1;
+            case "nvme_id_power_state" -> 4;   // holds __le32 entry_lat, exit_lat
+            case "nvme_lbaf" -> 2;
             default -> sizeOf(type);
         };
     }
