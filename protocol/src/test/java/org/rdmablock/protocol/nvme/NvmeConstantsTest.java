@@ -168,6 +168,31 @@ class NvmeConstantsTest {
             pin(NvmeIdentifyNamespace.class, "DEALLOCATED_READS_ZEROES", 0x1, "DLFEAT bits 2:0 = 001b (NVMe Base 2.0; no Linux name)"),
             pin(NvmeIdentifyNamespace.class, "WRITE_ZEROES_DEALLOCATES", 1 << 3, "DLFEAT bit 3 (NVMe Base 2.0; no Linux name)"));
 
+    private static final List<Pin> LOG_PAGES = List.of(
+            pin(NvmeGetLogPage.class, "LOG_ERROR", 0x01, "NVME_LOG_ERROR"),
+            pin(NvmeGetLogPage.class, "LOG_SMART", 0x02, "NVME_LOG_SMART"),
+            pin(NvmeGetLogPage.class, "LOG_CHANGED_NAMESPACES", 0x04, "NVME_LOG_CHANGED_NS"),
+            pin(NvmeGetLogPage.class, "LOG_DISCOVERY", 0x70, "NVME_LOG_DISC"),
+            pin(NvmeGetLogPage.class, "CHANGED_NAMESPACES_MAX", 1024, "NVME_MAX_CHANGED_NAMESPACES"),
+            pin(NvmeGetLogPage.class, "CHANGED_NAMESPACES_OVERFLOW", 0xffffffffL,
+                    "nvmet: list[0] = cpu_to_le32(~0U) on overflow"),
+            pin(NvmfDiscoveryLog.class, "RECORD_LENGTH", 1024, "sizeof(struct nvmf_disc_rsp_page_entry)"),
+            pin(NvmfDiscoveryLog.class, "TRSVCID_LENGTH", 32, "NVMF_TRSVCID_SIZE"),
+            pin(NvmfDiscoveryLog.class, "TRADDR_LENGTH", 256, "NVMF_TRADDR_SIZE"),
+            pin(NvmfDiscoveryLog.class, "TRANSPORT_RDMA", 1, "NVMF_TRTYPE_RDMA"),
+            pin(NvmfDiscoveryLog.class, "ADDRESS_FAMILY_IPV4", 1, "NVMF_ADDR_FAMILY_IP4"),
+            pin(NvmfDiscoveryLog.class, "ADDRESS_FAMILY_IPV6", 2, "NVMF_ADDR_FAMILY_IP6"),
+            pin(NvmfDiscoveryLog.class, "SUBSYSTEM_DISCOVERY", 1, "NVME_NQN_DISC"),
+            pin(NvmfDiscoveryLog.class, "SUBSYSTEM_NVME", 2, "NVME_NQN_NVME"),
+            pin(NvmfDiscoveryLog.class, "SUBSYSTEM_CURRENT_DISCOVERY", 3, "NVME_NQN_CURR"),
+            pin(NvmfDiscoveryLog.class, "TREQ_NOT_REQUIRED", 2, "NVMF_TREQ_NOT_REQUIRED"),
+            pin(NvmfDiscoveryLog.class, "RDMA_QPTYPE_CONNECTED", 1, "NVMF_RDMA_QPTYPE_CONNECTED"),
+            pin(NvmfDiscoveryLog.class, "RDMA_PRTYPE_NOT_SPECIFIED", 1, "NVMF_RDMA_PRTYPE_NOT_SPECIFIED"),
+            pin(NvmfDiscoveryLog.class, "RDMA_CMS_RDMA_CM", 1, "NVMF_RDMA_CMS_RDMA_CM"),
+            pin(NvmeSmartLog.class, "LENGTH", 512, "sizeof(struct nvme_smart_log)"),
+            pin(NvmeSmartLog.class, "DATA_UNIT_BYTES", 512_000, "nvmet: data units = DIV_ROUND_UP(sectors, 1000)"),
+            pin(NvmeCapsuleDecoder.class, "TOO_SHORT", -1, "none: the decoder's own answer, outside every status"));
+
     private static final List<Pin> RDMA_CM = List.of(
             pin(NvmeRdmaCmReject.class, "INVALID_LENGTH", 0x01, "NVME_RDMA_CM_INVALID_LEN"),
             pin(NvmeRdmaCmReject.class, "INVALID_RECORD_FORMAT", 0x02, "NVME_RDMA_CM_INVALID_RECFMT"),
@@ -190,7 +215,8 @@ class NvmeConstantsTest {
             pin(NvmeRdmaCmReply.class, "LENGTH", 32, "sizeof(struct nvme_rdma_cm_rep)"),
             pin(NvmeRdmaCmReject.class, "LENGTH", 4, "sizeof(struct nvme_rdma_cm_rej)"));
 
-    private static final List<List<Pin>> ALL = List.of(OPCODES, FLAGS, SGL, STATUS, REGISTERS, IDENTIFY, RDMA_CM, SIZES);
+    private static final List<List<Pin>> ALL = List.of(OPCODES, FLAGS, SGL, STATUS, REGISTERS, IDENTIFY, LOG_PAGES, RDMA_CM,
+            SIZES);
 
     @Test
     void opcodesAndFabricsTypes() {
@@ -220,6 +246,11 @@ class NvmeConstantsTest {
     @Test
     void identifyValues() {
         check(IDENTIFY);
+    }
+
+    @Test
+    void logPages() {
+        check(LOG_PAGES);
     }
 
     @Test

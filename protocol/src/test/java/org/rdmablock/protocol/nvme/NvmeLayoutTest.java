@@ -69,6 +69,23 @@ class NvmeLayoutTest {
             "__le16 nvmsetid", "__le16 endgid", "__u8 nguid[16]", "__u8 eui64[8]", "struct nvme_lbaf lbaf[64]",
             "__u8 vs[3712]");
     static final NvmeStructLayout LBAF = NvmeStructLayout.of("__le16 ms", "__u8 ds", "__u8 rp");
+    static final NvmeStructLayout GET_LOG_PAGE = NvmeStructLayout.of("__u8 opcode", "__u8 flags", "__u16 command_id",
+            "__le32 nsid", "__u64 rsvd2[2]", "union nvme_data_ptr dptr", "__u8 lid", "__u8 lsp", "__le16 numdl",
+            "__le16 numdu", "__le16 lsi", "__le64 lpo", "__u8 rsvd14[3]", "__u8 csi", "__u32 rsvd15");
+    static final NvmeStructLayout DISC_HDR = NvmeStructLayout.of("__le64 genctr", "__le64 numrec", "__le16 recfmt",
+            "__u8 resv14[1006]");
+    static final NvmeStructLayout DISC_ENTRY = NvmeStructLayout.of("__u8 trtype", "__u8 adrfam", "__u8 subtype",
+            "__u8 treq", "__le16 portid", "__le16 cntlid", "__le16 asqsz", "__le16 eflags", "__u8 resv10[20]",
+            "char trsvcid[32]", "__u8 resv64[192]", "char subnqn[256]", "char traddr[256]", "__u8 qptype", "__u8 prtype",
+            "__u8 cms", "__u8 resv3[5]", "__u16 pkey", "__u8 resv10b[246]");
+    static final NvmeStructLayout SMART_LOG = NvmeStructLayout.of("__u8 critical_warning", "__u8 temperature[2]",
+            "__u8 avail_spare", "__u8 spare_thresh", "__u8 percent_used", "__u8 endu_grp_crit_warn_sumry",
+            "__u8 rsvd7[25]", "__u8 data_units_read[16]", "__u8 data_units_written[16]", "__u8 host_reads[16]",
+            "__u8 host_writes[16]", "__u8 ctrl_busy_time[16]", "__u8 power_cycles[16]", "__u8 power_on_hours[16]",
+            "__u8 unsafe_shutdowns[16]", "__u8 media_errors[16]", "__u8 num_err_log_entries[16]",
+            "__le32 warning_temp_time", "__le32 critical_comp_time", "__le16 temp_sensor[8]",
+            "__le32 thm_temp1_trans_count", "__le32 thm_temp2_trans_count", "__le32 thm_temp1_total_time",
+            "__le32 thm_temp2_total_time", "__u8 rsvd232[280]");
     static final NvmeStructLayout NS_ID_DESC = NvmeStructLayout.of("__u8 nidt", "__u8 nidl", "__le16 reserved");
     // Transcribed from include/linux/nvme-rdma.h (the newer header, with cntlid).
     static final NvmeStructLayout CM_REQ = NvmeStructLayout.of("__le16 recfmt", "__le16 qid", "__le16 hrqsize",
@@ -193,6 +210,91 @@ class NvmeLayoutTest {
         }
         assertEquals(LBAF.size(), NvmeIdentifyNamespace.LBAF_LENGTH);
         assertEquals(LBAF.offsetOf("ds"), NvmeIdentifyNamespace.LBAF_DATA_SIZE);
+    }
+
+    @Test
+    void logPagesAreTheHeadersMembers() {
+        assertEquals(GET_LOG_PAGE.size(), NvmeSubmission.LENGTH);
+        assertEquals(GET_LOG_PAGE.offsetOf("lid"), NvmeGetLogPage.LID_OFFSET);
+        assertEquals(GET_LOG_PAGE.offsetOf("lsp"), NvmeGetLogPage.LSP_OFFSET);
+        assertEquals(GET_LOG_PAGE.offsetOf("numdl"), NvmeGetLogPage.NUMDL_OFFSET);
+        assertEquals(GET_LOG_PAGE.offsetOf("numdu"), NvmeGetLogPage.NUMDU_OFFSET);
+        assertEquals(GET_LOG_PAGE.offsetOf("lpo"), NvmeGetLogPage.LPO_OFFSET);
+        assertEquals(DISC_HDR.size(), NvmfDiscoveryLog.RECORD_LENGTH);
+        assertEquals(DISC_ENTRY.size(), NvmfDiscoveryLog.RECORD_LENGTH);
+        assertEquals(DISC_HDR.offsetOf("genctr"), NvmfDiscoveryLog.GENCTR_OFFSET);
+        assertEquals(DISC_HDR.offsetOf("numrec"), NvmfDiscoveryLog.NUMREC_OFFSET);
+        assertEquals(DISC_HDR.offsetOf("recfmt"), NvmfDiscoveryLog.RECFMT_OFFSET);
+        final String[][] entry = {{"trtype", "TRTYPE"}, {"adrfam", "ADRFAM"}, {"subtype", "SUBTYPE"}, {"treq", "TREQ"},
+            {"portid", "PORTID"}, {"cntlid", "CNTLID"}, {"asqsz", "ASQSZ"}, {"trsvcid", "TRSVCID"}, {"subnqn", "SUBNQN"},
+            {"traddr", "TRADDR"}, {"qptype", "RDMA_QPTYPE"}, {"prtype", "RDMA_PRTYPE"}, {"cms", "RDMA_CMS"},
+            {"pkey", "RDMA_PKEY"}};
+        for (final String[] field : entry) {
+            assertEquals(DISC_ENTRY.offsetOf(field[0]), constant(NvmfDiscoveryLog.class, field[1] + "_OFFSET"), field[0]);
+        }
+        assertEquals(DISC_ENTRY.offsetOf("resv64") - DISC_ENTRY.offsetOf("trsvcid"), NvmfDiscoveryLog.TRSVCID_LENGTH);
+        assertEquals(DISC_ENTRY.offsetOf("qptype") - DISC_ENTRY.offsetOf("traddr"), NvmfDiscoveryLog.TRADDR_LENGTH);
+        assertEquals(SMART_LOG.size(), NvmeSmartLog.LENGTH);
+        final String[][] smart = {{"critical_warning", "CRITICAL_WARNING"}, {"temperature", "TEMPERATURE"},
+            {"avail_spare", "AVAILABLE_SPARE"}, {"spare_thresh", "SPARE_THRESHOLD"}, {"percent_used", "PERCENT_USED"},
+            {"data_units_read", "DATA_UNITS_READ"}, {"data_units_written", "DATA_UNITS_WRITTEN"},
+            {"host_reads", "HOST_READS"}, {"host_writes", "HOST_WRITES"}, {"power_on_hours", "POWER_ON_HOURS"},
+            {"media_errors", "MEDIA_ERRORS"}, {"num_err_log_entries", "ERROR_LOG_ENTRIES"}};
+        for (final String[] field : smart) {
+            assertEquals(SMART_LOG.offsetOf(field[0]), constant(NvmeSmartLog.class, field[1] + "_OFFSET"), field[0]);
+        }
+    }
+
+    @Test
+    void aDiscoveryEntryAndAGetLogPageAreTheirBytes() {
+        final ByteBuffer image = image(2048);
+        image.putLong(DISC_HDR.offsetOf("genctr"), 5);
+        image.putLong(DISC_HDR.offsetOf("numrec"), 1);
+        final int e = NvmfDiscoveryLog.RECORD_LENGTH;
+        image.put(e + DISC_ENTRY.offsetOf("trtype"), (byte) 1);
+        image.put(e + DISC_ENTRY.offsetOf("adrfam"), (byte) 1);
+        image.put(e + DISC_ENTRY.offsetOf("subtype"), (byte) 2);
+        image.put(e + DISC_ENTRY.offsetOf("treq"), (byte) 2);
+        image.putShort(e + DISC_ENTRY.offsetOf("portid"), (short) 1);
+        image.putShort(e + DISC_ENTRY.offsetOf("cntlid"), (short) 0xFFFF);
+        image.putShort(e + DISC_ENTRY.offsetOf("asqsz"), (short) 32);
+        final byte[] port = "4420".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < NvmfDiscoveryLog.TRSVCID_LENGTH; i++) {
+            image.put(e + DISC_ENTRY.offsetOf("trsvcid") + i, i < port.length ? port[i] : (byte) ' ');
+        }
+        image.put(e + DISC_ENTRY.offsetOf("subnqn"), "nqn.2026-12.org.rdmablock:a".getBytes(StandardCharsets.US_ASCII));
+        final byte[] address = "192.0.2.15".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < NvmfDiscoveryLog.TRADDR_LENGTH; i++) {
+            image.put(e + DISC_ENTRY.offsetOf("traddr") + i, i < address.length ? address[i] : (byte) ' ');
+        }
+        image.put(e + DISC_ENTRY.offsetOf("qptype"), (byte) 1);
+        image.put(e + DISC_ENTRY.offsetOf("prtype"), (byte) 1);
+        image.put(e + DISC_ENTRY.offsetOf("cms"), (byte) 1);
+        final MemorySegment out = encodeSpace(2048);
+        final NvmfDiscoveryLog log = new NvmfDiscoveryLog().wrap(out, 0).reset().setHeader(5, 1);
+        final NvmfDiscoveryLog.Entry written = log.entry(new NvmfDiscoveryLog.Entry(), 0).reset()
+                .setRdmaSubsystem("nqn.2026-12.org.rdmablock:a", "192.0.2.15", 4420, 1, 32);
+        assertArrayEquals(image.array(), bytes(out));
+        assertEquals("192.0.2.15", written.address());
+        assertEquals("4420", written.serviceId());
+        assertEquals("nqn.2026-12.org.rdmablock:a", written.subsystemNqn());
+
+        final ByteBuffer get = image(64);
+        get.put(GET_LOG_PAGE.offsetOf("lid"), (byte) 0x70);
+        get.putShort(GET_LOG_PAGE.offsetOf("numdl"), (short) 0xFFFF);   // 0x1FFFF + 1 dwords = 512 KiB
+        get.putShort(GET_LOG_PAGE.offsetOf("numdu"), (short) 0x0001);
+        get.putLong(GET_LOG_PAGE.offsetOf("lpo"), 1024);
+        final MemorySegment getOut = encodeSpace(64);
+        final NvmeGetLogPage page = new NvmeGetLogPage().wrap(getOut, 0).set(NvmeGetLogPage.LOG_DISCOVERY, 512 << 10, 1024);
+        assertArrayEquals(get.array(), bytes(getOut));
+        assertEquals(512 << 10, page.bytes());
+        assertEquals(1024, page.logOffset());
+        assertThrows(IllegalArgumentException.class, () -> page.set(NvmeGetLogPage.LOG_SMART, 6, 0), "not whole dwords");
+
+        final NvmeSmartLog smart = new NvmeSmartLog().wrap(encodeSpace(512), 0).reset()
+                .setTraffic(512_001, 0, 3, 0).setHealth(310, 100, 10, 0);
+        assertEquals(2, smart.dataUnitsRead(), "rounded up to whole units of 1000 sectors");
+        assertEquals(310, smart.temperature());
     }
 
     private static int constant(final Class<?> owner, final String name) {
