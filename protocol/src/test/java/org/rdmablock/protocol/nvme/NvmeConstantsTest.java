@@ -191,7 +191,9 @@ class NvmeConstantsTest {
             pin(NvmfDiscoveryLog.class, "RDMA_CMS_RDMA_CM", 1, "NVMF_RDMA_CMS_RDMA_CM"),
             pin(NvmeSmartLog.class, "LENGTH", 512, "sizeof(struct nvme_smart_log)"),
             pin(NvmeSmartLog.class, "DATA_UNIT_BYTES", 512_000, "nvmet: data units = DIV_ROUND_UP(sectors, 1000)"),
-            pin(NvmeCapsuleDecoder.class, "TOO_SHORT", -1, "none: the decoder's own answer, outside every status"));
+            pin(NvmeCapsuleDecoder.class, "TOO_SHORT", -1, "none: the decoder's own answer, outside every status"),
+            pin(NvmeErrorLogEntry.class, "LENGTH", 64, "sizeof(struct nvme_error_slot)"),
+            pin(NvmeNamespaceLists.class, "MAX_IDS", 1024, "NVME_IDENTIFY_DATA_SIZE / sizeof(__le32)"));
 
     private static final List<Pin> RDMA_CM = List.of(
             pin(NvmeRdmaCmReject.class, "INVALID_LENGTH", 0x01, "NVME_RDMA_CM_INVALID_LEN"),

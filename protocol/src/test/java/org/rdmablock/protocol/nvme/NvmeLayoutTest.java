@@ -69,6 +69,9 @@ class NvmeLayoutTest {
             "__le16 nvmsetid", "__le16 endgid", "__u8 nguid[16]", "__u8 eui64[8]", "struct nvme_lbaf lbaf[64]",
             "__u8 vs[3712]");
     static final NvmeStructLayout LBAF = NvmeStructLayout.of("__le16 ms", "__u8 ds", "__u8 rp");
+    static final NvmeStructLayout ERROR_SLOT = NvmeStructLayout.of("__le64 error_count", "__le16 sqid", "__le16 cmdid",
+            "__le16 status_field", "__le16 param_error_location", "__le64 lba", "__le32 nsid", "__u8 vs", "__u8 resv[3]",
+            "__le64 cs", "__u8 resv2[24]");
     static final NvmeStructLayout GET_LOG_PAGE = NvmeStructLayout.of("__u8 opcode", "__u8 flags", "__u16 command_id",
             "__le32 nsid", "__u64 rsvd2[2]", "union nvme_data_ptr dptr", "__u8 lid", "__u8 lsp", "__le16 numdl",
             "__le16 numdu", "__le16 lsi", "__le64 lpo", "__u8 rsvd14[3]", "__u8 csi", "__u32 rsvd15");
@@ -295,6 +298,57 @@ class NvmeLayoutTest {
                 .setTraffic(512_001, 0, 3, 0).setHealth(310, 100, 10, 0);
         assertEquals(2, smart.dataUnitsRead(), "rounded up to whole units of 1000 sectors");
         assertEquals(310, smart.temperature());
+    }
+
+    @Test
+    void anErrorLogEntryIsTheHeadersSlot() {
+        assertEquals(ERROR_SLOT.size(), NvmeErrorLogEntry.LENGTH);
+        final String[][] slot = {{"error_count", "ERROR_COUNT"}, {"sqid", "SQID"}, {"cmdid", "CMDID"},
+            {"status_field", "STATUS"}, {"param_error_location", "PARAMETER_LOCATION"}, {"lba", "LBA"}, {"nsid", "NSID"}};
+        for (final String[] field : slot) {
+            assertEquals(ERROR_SLOT.offsetOf(field[0]), constant(NvmeErrorLogEntry.class, field[1] + "_OFFSET"), field[0]);
+        }
+        final ByteBuffer image = image(64);
+        image.putLong(ERROR_SLOT.offsetOf("error_count"), 9);
+        image.putShort(ERROR_SLOT.offsetOf("sqid"), (short) 2);
+        image.putShort(ERROR_SLOT.offsetOf("cmdid"), (short) 0x42);
+        image.putShort(ERROR_SLOT.offsetOf("status_field"), (short) (0x4080 << 1)); // LBA_RANGE | DNR, past the phase bit
+        image.putShort(ERROR_SLOT.offsetOf("param_error_location"), (short) 0xFFFF);
+        image.putLong(ERROR_SLOT.offsetOf("lba"), 77);
+        image.putInt(ERROR_SLOT.offsetOf("nsid"), 1);
+        final MemorySegment out = encodeSpace(64);
+        final NvmeErrorLogEntry entry = new NvmeErrorLogEntry().wrap(out, 0).reset()
+                .set(9, 2, 0x42, NvmeStatus.LBA_RANGE | NvmeStatus.DO_NOT_RETRY).setLocation(0xFFFF, 77, 1);
+        assertArrayEquals(image.array(), bytes(out));
+        assertEquals(NvmeStatus.LBA_RANGE | NvmeStatus.DO_NOT_RETRY, entry.status());
+    }
+
+    @Test
+    void theNamespaceListsAreLittleEndianIdsAndTypedDescriptors() {
+        final MemorySegment out = encodeSpace(4096);
+        out.fill((byte) 0x55);
+        assertEquals(2, NvmeNamespaceLists.writeActive(out, 0, new long[]{1, 2, 5}, 1), "ids above the command's nsid");
+        final ByteBuffer active = image(4096);
+        active.putInt(0, 2);
+        active.putInt(4, 5);
+        assertArrayEquals(active.array(), bytes(out), "the rest zeroes");
+
+        assertEquals(1, NvmeNamespaceLists.writeChanged(out, 0, new long[1025]));
+        assertEquals(0xFFFF_FFFFL, NvmeNamespaceLists.id(out, 0, 0), "overflowed");
+        assertEquals(0, NvmeNamespaceLists.id(out, 0, 1));
+
+        final byte[] nguid = new byte[16];
+        final byte[] eui64 = new byte[8];
+        java.util.Arrays.fill(nguid, (byte) 0xA1);
+        java.util.Arrays.fill(eui64, (byte) 0xB2);
+        assertEquals(4 + 16 + 4 + 8, NvmeNamespaceLists.writeDescriptors(out, 0, nguid, eui64));
+        final ByteBuffer descriptors = image(4096);
+        descriptors.put(NS_ID_DESC.offsetOf("nidt"), (byte) 0x02).put(NS_ID_DESC.offsetOf("nidl"), (byte) 16);
+        descriptors.put(NS_ID_DESC.size(), nguid);
+        final int second = NS_ID_DESC.size() + 16;
+        descriptors.put(second + NS_ID_DESC.offsetOf("nidt"), (byte) 0x01).put(second + NS_ID_DESC.offsetOf("nidl"), (byte) 8);
+        descriptors.put(second + NS_ID_DESC.size(), eui64);
+        assertArrayEquals(descriptors.array(), bytes(out));
     }
 
     private static int constant(final Class<?> owner, final String name) {
