@@ -173,8 +173,7 @@ public final class LunInventory implements AutoCloseable {
         }
 
         boolean accessChanges() {
-            return action == Action.IN_PLACE && !new java.util.HashSet<>(next.allowedInitiators())
-                    .equals(new java.util.HashSet<>(current.config().allowedInitiators()));
+            return action == Action.IN_PLACE && keys().contains("allowed_initiators"); // compared as sets there
         }
 
         String describe() {

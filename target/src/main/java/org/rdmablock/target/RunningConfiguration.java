@@ -144,14 +144,12 @@ public final class RunningConfiguration {
                 LOG.info("{}: nothing changed", origin);
                 return new Outcome(running, false, "nothing changed", List.of(), false);
             }
-            if (dryRun) {
-                final List<String> steps = inventory.plan(desired.luns(), force);
-                final List<String> changes = change.timeoutsChanged()
-                        ? java.util.stream.Stream.concat(steps.stream(), java.util.stream.Stream.of("timeouts changed")).toList()
-                        : steps;
-                return new Outcome(running, false, "dry run: " + change.summary() + "; nothing applied", changes, false);
-            }
             final List<String> changes = inventory.plan(desired.luns(), force);
+            if (dryRun) {
+                return new Outcome(running, false, "dry run: " + change.summary() + "; nothing applied",
+                        change.timeoutsChanged() ? java.util.stream.Stream.concat(changes.stream(),
+                                java.util.stream.Stream.of("timeouts changed")).toList() : changes, false);
+            }
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
             final String summary = change.summary() + "; " + inventory.apply(desired.luns(), force, target::unitAttention,
                     () -> target.awaitCommandsInFlight(quiesce));

@@ -46,7 +46,7 @@ class EmbeddedDefaultDaemonTest {
             assertEquals(1L << 30, Files.size(dir.resolve("data/lun0.img")), "./data/lun0.img made at 1 GiB");
 
             // a JVM started with SIGHUP ignored (under nohup) passes that on: the daemon says so, and there is nothing to test
-            assumeFalse(read(err).contains("SIGHUP is ignored"), "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
+            assumeFalse(read(err).contains(TargetMain.SIGHUP_IGNORED), "SIGHUP is ignored in this test JVM (its parent ran under nohup)");
             final Process hangUp = new ProcessBuilder("kill", "-HUP", Long.toString(daemon.pid())).start();
             assertEquals(0, hangUp.waitFor());
             waitUpTo(Duration.ofSeconds(10), "the SIGHUP's log line, or the daemon's end")

@@ -65,4 +65,14 @@ public final class Generators {
     public static <T> T pick(Random random, List<T> values) {
         return values.get(random.nextInt(values.size()));
     }
+
+    /**
+     * {@code bytes} in a segment of exactly their size, {@code prefix} bytes into a backing array: a decoder that reads
+     * past them fails with {@link IndexOutOfBoundsException}, and one that assumes offset 0 of the array is caught.
+     */
+    public static java.lang.foreign.MemorySegment exactly(byte[] bytes, int prefix) {
+        byte[] backing = new byte[prefix + bytes.length];
+        System.arraycopy(bytes, 0, backing, prefix, bytes.length);
+        return java.lang.foreign.MemorySegment.ofArray(backing).asSlice(prefix, bytes.length);
+    }
 }

@@ -56,9 +56,7 @@ class NvmeCapsuleFuzzTest {
 
     private static void check(final Input input) {
         final byte[] bytes = input.bytes();
-        final byte[] backing = new byte[input.prefix() + bytes.length];
-        System.arraycopy(bytes, 0, backing, input.prefix(), bytes.length);
-        final MemorySegment exact = MemorySegment.ofArray(backing).asSlice(input.prefix(), bytes.length);
+        final MemorySegment exact = Generators.exactly(bytes, input.prefix());
         final NvmeCapsuleDecoder decoder = new NvmeCapsuleDecoder();
         final int status = decoder.decode(exact, 0, bytes.length, input.maxInCapsule(), MAX_TRANSFER);
         if (status == NvmeCapsuleDecoder.TOO_SHORT) {

@@ -58,9 +58,7 @@ class SrpDecoderFuzzTest {
     }
 
     private static void check(byte[] bytes, int immediateDataOffset, int prefix) {
-        byte[] backing = new byte[prefix + bytes.length];
-        System.arraycopy(bytes, 0, backing, prefix, bytes.length);
-        MemorySegment exact = MemorySegment.ofArray(backing).asSlice(prefix, bytes.length);
+        MemorySegment exact = Generators.exactly(bytes, prefix);
         SrpIuDecoder decoder = new SrpIuDecoder().immediateDataOffset(immediateDataOffset);
         SrpDecodeError error = decoder.decode(exact, 0, bytes.length);
         assertNotNull(error, "decode returned null");

@@ -194,7 +194,7 @@ final class SrpFrontEnd implements FrontEnd {
         if (!takeCredit(channel)) {
             // beyond the credit window: answered, never dropped (the spare receives make this possible)
             if (failure != null && failure.senseKey() == SenseKey.UNIT_ATTENTION) {
-                channel.nexusAttentions.putBack(lun, failure); // BUSY reports no unit attention: the next command does
+                channel.nexusAttentions.raise(lun, failure); // BUSY reports no unit attention: the next command does
             }
             channel.session().answeredBusy();
             statistics.add(Count.BUSY, 1);

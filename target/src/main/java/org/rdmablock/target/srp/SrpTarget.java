@@ -159,17 +159,7 @@ public final class SrpTarget implements AutoCloseable {
      * REPORT LUNS and REQUEST SENSE) with UNIT ATTENTION, REPORTED LUNS DATA HAS CHANGED, as LIO does.
      */
     public void lunInventoryChanged(final InitiatorPortId initiator) {
-        final DeviceResources d = device;
-        if (d == null) {
-            return;
-        }
-        final ChannelTable table = d.channels();
-        for (int i = 0; i < table.capacity(); i++) {
-            final SrpChannel channel = (SrpChannel) table.get(i); // the SRP target enters SRP channels only
-            if (channel != null && channel.initiator().equals(initiator)) {
-                channel.nexusAttentions.lunsChanged(); // one set per nexus: its channels share it
-            }
-        }
+        unitAttention(initiator, -1, SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED); // nexus-wide: no LUN of its own
     }
 
     /** [timeouts] changed: the command and idle limits the running pipeline checks from now on. */
@@ -184,19 +174,15 @@ public final class SrpTarget implements AutoCloseable {
      * resize, MODE PARAMETERS CHANGED for write protection), as LIO reports them.
      */
     public void unitAttention(final InitiatorPortId initiator, final int lun, final SenseCode condition) {
-        if (condition == SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED) {
-            lunInventoryChanged(initiator);
-            return;
-        }
         final DeviceResources d = device;
         if (d == null) {
             return;
         }
         final ChannelTable table = d.channels();
         for (int i = 0; i < table.capacity(); i++) {
-            final SrpChannel channel = (SrpChannel) table.get(i);
+            final SrpChannel channel = (SrpChannel) table.get(i); // the SRP target enters SRP channels only
             if (channel != null && channel.initiator().equals(initiator)) {
-                channel.nexusAttentions.unitChanged(lun, condition); // the nexus's one set: raised once
+                channel.nexusAttentions.raise(lun, condition); // one set per nexus, shared by its channels: raised once
             }
         }
     }

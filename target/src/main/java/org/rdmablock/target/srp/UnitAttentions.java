@@ -93,8 +93,11 @@ final class UnitAttentions {
         return null;
     }
 
-    /** {@code condition}, taken for a command to {@code lun} that then did not report it (answered BUSY), pending again. */
-    void putBack(final int lun, final SenseCode condition) {
+    /**
+     * {@code condition} pending: REPORTED LUNS DATA HAS CHANGED for the whole nexus ({@code lun} unused), a unit's own
+     * for {@code lun}. What a change raises, and what a command answered BUSY puts back after taking it.
+     */
+    void raise(final int lun, final SenseCode condition) {
         if (condition == SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED) {
             lunsChanged();
         } else {

@@ -41,10 +41,10 @@ class UnitAttentionsTest {
         a.lunsChanged();
         a.unitChanged(2, SenseCode.CAPACITY_DATA_HAS_CHANGED);
         final SenseCode taken = a.take(2);
-        a.putBack(2, taken); // the command was answered BUSY
+        a.raise(2, taken); // the command was answered BUSY
         assertEquals(SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED, a.take(2));
         assertEquals(SenseCode.CAPACITY_DATA_HAS_CHANGED, a.take(2));
-        a.putBack(2, SenseCode.CAPACITY_DATA_HAS_CHANGED);
+        a.raise(2, SenseCode.CAPACITY_DATA_HAS_CHANGED);
         assertEquals(SenseCode.CAPACITY_DATA_HAS_CHANGED, a.take(2));
         assertNull(a.take(2));
     }
