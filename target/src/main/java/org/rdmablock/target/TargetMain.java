@@ -11,7 +11,9 @@ import org.rdmablock.target.config.TargetConfigReader;
 import org.rdmablock.target.metrics.PrometheusEndpoint;
 import org.rdmablock.target.metrics.SummaryLine;
 import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.nvme.NvmeTarget;
 import org.rdmablock.target.srp.SrpTarget;
+import org.rdmablock.target.config.NvmeConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -62,6 +64,8 @@ public final class TargetMain implements Callable<Integer> {
     private volatile Runnable stopper = () -> { };
     /** The management socket, when [admin] socket is set. */
     private volatile AdminEndpoint admin;
+    /** The NVMe over Fabrics front end, when the config has a subsystem. */
+    private volatile NvmeTarget nvme;
     /**
      * Whether SIGTERM and SIGINT stop the daemon as {@link #stop()} does, so that it exits 0 (the JVM's own handling
      * would exit 143 or 130, which systemd reads as a failure): set by {@link #main} only, since a handler outlives the
@@ -136,6 +140,20 @@ public final class TargetMain implements Callable<Integer> {
             err.println("cannot start the target on " + cfg.listen().provider() + " " + cfg.listen().address() + ":"
                     + cfg.listen().port() + ": " + e.getMessage());
             return EXIT_START;
+        }
+        if (cfg.nvme().enabled()) {
+            try {
+                nvme = NvmeTarget.start(cfg, cfg.nvme(), inventory.unitsFor(NvmeTarget.NVME_HOSTS), statistics);
+            } catch (RuntimeException e) {
+                target.close();
+                if (endpoint != null) {
+                    endpoint.close();
+                }
+                inventory.close();
+                err.println("cannot start the NVMe front end on " + cfg.listen().address() + ":" + cfg.nvme().port() + ": "
+                        + e.getMessage());
+                return EXIT_START;
+            }
         }
         final RunningConfiguration running = new RunningConfiguration(config, cfg, inventory, target, RELOAD_QUIESCE,
                 () -> statistics.lunsServed(inventory.numbers()));
@@ -215,6 +233,9 @@ public final class TargetMain implements Callable<Integer> {
             if (summary != null) {
                 summary.close();
             }
+            if (nvme != null) {
+                nvme.close();
+            }
             target.close();
         } finally {
             inventory.close();
@@ -248,6 +269,12 @@ public final class TargetMain implements Callable<Integer> {
         }
         if (admin != null) {
             out.printf("admin: %s (bin/rdmablock admin --socket %s status)%n", admin.socket(), admin.socket());
+        }
+        if (nvme != null) {
+            final NvmeConfig.Subsystem subsystem = cfg.nvme().subsystems().get(0);
+            out.printf("NVMe over Fabrics: subsystem %s, namespace n = LUN n-1 of those open to every initiator: nvme connect"
+                            + " -t rdma -a %s -s %d -n %s%n", subsystem.nqn(), address.getAddress().getHostAddress(),
+                    nvme.localAddress().getPort(), subsystem.nqn());
         }
         out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
                         + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",

@@ -37,6 +37,8 @@ public final class ScsiCommand {
     private int status;
     private final MemorySegment sense = MemorySegment.ofArray(new byte[SenseData.MAX_LENGTH]);
     private int senseLength;
+    /** The condition the sense data reports, or null without sense. */
+    private SenseCode senseCode;
     private long dataInLength;
     private ResidualKind dataInResidualKind = ResidualKind.NONE;
     private long dataInResidual;
@@ -174,6 +176,14 @@ public final class ScsiCommand {
         return status;
     }
 
+    /**
+     * The condition {@link #senseData()} reports, or null when the command ended without sense: what a transport that
+     * answers in other terms than sense (NVMe's status codes) translates.
+     */
+    public SenseCode senseCode() {
+        return senseCode;
+    }
+
     /** The sense buffer; {@link #senseLength()} bytes are valid (0 unless CHECK CONDITION). */
     public MemorySegment senseData() {
         return sense;
@@ -229,12 +239,24 @@ public final class ScsiCommand {
         complete();
     }
 
+    /**
+     * Ends the command, without executing it, GOOD with {@code produced} bytes of data-in that the transport placed in
+     * the data buffer itself (an answer of its own protocol's, such as NVMe's Identify data); at most the expected
+     * data-in length is transferred.
+     */
+    public void finishWithDataIn(long produced) {
+        begin(null);
+        accountDataIn(produced);
+        complete();
+    }
+
     // ---- engine side ----
 
     void begin(LogicalUnit executingUnit) {
         unit = executingUnit;
         status = ScsiStatus.GOOD;
         senseLength = 0;
+        senseCode = null;
         dataInLength = 0;
         dataInResidualKind = ResidualKind.NONE;
         dataInResidual = 0;
@@ -301,6 +323,7 @@ public final class ScsiCommand {
         dataInResidualKind = ResidualKind.NONE;
         dataInResidual = 0;
         senseLength = SenseData.write(sense, 0, format, code, information, field, inCdb, bit);
+        senseCode = code;
         complete();
     }
 

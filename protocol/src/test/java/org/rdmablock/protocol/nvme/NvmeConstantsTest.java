@@ -217,8 +217,22 @@ class NvmeConstantsTest {
             pin(NvmeRdmaCmReply.class, "LENGTH", 32, "sizeof(struct nvme_rdma_cm_rep)"),
             pin(NvmeRdmaCmReject.class, "LENGTH", 4, "sizeof(struct nvme_rdma_cm_rej)"));
 
+    private static final List<Pin> FEATURES = List.of(
+            pin(NvmeFeature.class, "FID_MASK", 0xff, "nvmet: le32_to_cpu(cmd->common.cdw10) & 0xff"),
+            pin(NvmeFeature.class, "VOLATILE_WRITE_CACHE", 0x06, "NVME_FEAT_VOLATILE_WC"),
+            pin(NvmeFeature.class, "NUMBER_OF_QUEUES", 0x07, "NVME_FEAT_NUM_QUEUES"),
+            pin(NvmeFeature.class, "ASYNC_EVENT_CONFIGURATION", 0x0b, "NVME_FEAT_ASYNC_EVENT"),
+            pin(NvmeFeature.class, "KEEP_ALIVE_TIMER", 0x0f, "NVME_FEAT_KATO"),
+            pin(NvmeFeature.class, "NAMESPACE_ATTRIBUTE_NOTICES", 1 << 8, "NVME_AEN_CFG_NS_ATTR"),
+            pin(NvmeFeature.class, "EVENT_NAMESPACE_ATTRIBUTE_CHANGED", 0x2 | 0x0 << 8 | 0x04 << 16,
+                    "NVME_AER_NOTICE | NVME_AER_NOTICE_NS_CHANGED << 8 | NVME_LOG_CHANGED_NS << 16 (nvmet_add_async_event)"),
+            pin(NvmeFeature.class, "DSM_RANGES_MASK", 0xff, "nvmet: le32_to_cpu(cmd->dsm.nr) (8 bits, 0's based)"),
+            pin(NvmeFeature.class, "DSM_DEALLOCATE", 1 << 2, "NVME_DSMGMT_AD"),
+            pin(NvmeFeature.class, "DSM_MAX_RANGES", 256, "NVME_DSM_MAX_RANGES"),
+            pin(NvmeDsmRange.class, "LENGTH", 16, "struct nvme_dsm_range (cattr, nlb, slba)"));
+
     private static final List<List<Pin>> ALL = List.of(OPCODES, FLAGS, SGL, STATUS, REGISTERS, IDENTIFY, LOG_PAGES, RDMA_CM,
-            SIZES);
+            SIZES, FEATURES);
 
     @Test
     void opcodesAndFabricsTypes() {
@@ -258,6 +272,11 @@ class NvmeConstantsTest {
     @Test
     void rdmaCmRejectStatuses() {
         check(RDMA_CM);
+    }
+
+    @Test
+    void featuresAndDatasetManagement() {
+        check(FEATURES);
     }
 
     @Test

@@ -31,6 +31,7 @@ class NvmeLayoutTest {
             "__u8 type");
     static final NvmeStructLayout COMPLETION = NvmeStructLayout.of("union nvme_result result", "__le16 sq_head",
             "__le16 sq_id", "__u16 command_id", "__le16 status");
+    static final NvmeStructLayout DSM_RANGE = NvmeStructLayout.of("__le32 cattr", "__le32 nlb", "__le64 slba");
     static final NvmeStructLayout FABRICS_COMMON = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
             "__u8 fctype", "__u8 resv2[35]", "__u8 ts[24]");
     static final NvmeStructLayout CONNECT_COMMAND = NvmeStructLayout.of("__u8 opcode", "__u8 resv1", "__u16 command_id",
@@ -135,6 +136,11 @@ class NvmeLayoutTest {
         assertEquals(KEYED_SGL_DESC.offsetOf("length"), NvmeSglDescriptor.KEYED_LENGTH_OFFSET);
         assertEquals(KEYED_SGL_DESC.offsetOf("key"), NvmeSglDescriptor.KEY_OFFSET);
         assertEquals(KEYED_SGL_DESC.offsetOf("type"), NvmeSglDescriptor.IDENTIFIER_OFFSET);
+
+        assertEquals(DSM_RANGE.size(), NvmeDsmRange.LENGTH);
+        assertEquals(DSM_RANGE.offsetOf("cattr"), NvmeDsmRange.CONTEXT_ATTRIBUTES_OFFSET);
+        assertEquals(DSM_RANGE.offsetOf("nlb"), NvmeDsmRange.BLOCKS_OFFSET);
+        assertEquals(DSM_RANGE.offsetOf("slba"), NvmeDsmRange.LBA_OFFSET);
 
         assertEquals(COMPLETION.offsetOf("result"), NvmeCompletion.RESULT_OFFSET);
         assertEquals(COMPLETION.offsetOf("sq_head"), NvmeCompletion.SQ_HEAD_OFFSET);

@@ -55,6 +55,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
         restartUnless(running.pipeline().equals(reread.pipeline()), "pipeline", restartNeeded);
         restartUnless(running.metrics().equals(reread.metrics()), "metrics", restartNeeded);
         restartUnless(running.admin().equals(reread.admin()), "admin", restartNeeded);
+        restartUnless(running.nvme().equals(reread.nvme()), "nvme", restartNeeded);
         return new ConfigChange(added, removed, changed, !running.timeouts().equals(reread.timeouts()),
                 restartNeeded);
     }

@@ -37,10 +37,11 @@ final class ConfigKeys {
     static final String TIMEOUTS = "timeouts";
     static final String METRICS = "metrics";
     static final String ADMIN = "admin";
+    static final String NVME = "nvme";
     /** The one array of tables: a [[lun]] per logical unit. */
     static final String LUN = "lun";
     /** The tables a config may hold, in the order of the sample. */
-    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, ADMIN, LUN);
+    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, ADMIN, NVME, LUN);
 
     // Upper bounds that are not protocol limits: beyond them a value is a typo, or buffers would not fit in memory
     // (receive buffers are credits × max_iu_length bytes per channel).
@@ -155,6 +156,21 @@ final class ConfigKeys {
             scalar("\"\" (no endpoint) or a path", n -> n instanceof String text ? text : null), byDefault(""),
             "the management socket's path (JSON-RPC 2.0 for rdmablock admin; mode 0600, the daemon's user and root only)");
 
+    /** "" (no NVMe front end) or the subsystem's NQN. */
+    static final Key<String> NVME_SUBSYSTEM = key(NVME, "subsystem",
+            scalar("\"\" (no NVMe front end) or an NQN of at most " + NvmeConfig.NQN_MAX_LENGTH
+                    + " bytes starting \"nqn.\", e.g. \"nqn.2026-12.org.example:disks\"", ConfigKeys::nqnOrEmpty),
+            byDefault(""), "the NVMe subsystem's NQN (nvme connect -n); \"\": SRP only");
+    static final Key<Integer> NVME_PORT = key(NVME, "port", integer(1, 65535), byDefault(NvmeConfig.DEFAULT_PORT),
+            "the rdma_cm port NVMe hosts connect to, at listen.address");
+    static final Key<String> NVME_SERIAL = key(NVME, "serial",
+            scalar("at most " + NvmeConfig.SERIAL_MAX_LENGTH + " printable ASCII characters", ConfigKeys::serial),
+            derived("target.id_ext's 16 hex digits", v -> v.get(ID_EXT) == null ? null : String.format("%016x", v.get(ID_EXT))),
+            "Identify Controller's serial number");
+    static final Key<List<String>> NVME_ALLOWED_HOSTS = key(NVME, "allowed_hosts",
+            listOf(scalar("a host NQN (nvme show-hostnqn)", ConfigKeys::nqnOrEmpty), "an array of host NQNs"),
+            byDefault(List.of()), "the host NQNs that may connect; empty: any");
+
     static final Map<String, BackendKind> BACKENDS = names(List.of("file", "rocksdb", "memory", "null"),
             List.of(BackendKind.FILE, BackendKind.ROCKSDB, BackendKind.MEMORY, BackendKind.NULL));
 
@@ -205,7 +221,8 @@ final class ConfigKeys {
     /** Every key, table by table in the order of the sample; messages list a table's keys in this order. */
     static final List<Key<?>> ALL = List.of(PROVIDER, ADDRESS, PORT, ID_EXT, IOC_GUID, CREDITS, MAX_IU_LENGTH,
             MAX_IO_SIZE, IMMEDIATE_DATA, IMMEDIATE_DATA_SIZE, MAX_CHANNELS, MAX_CHANNELS_PER_INITIATOR, CQ_SIZE, RING_SIZE, BACKEND_THREADS,
-            BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, ADMIN_SOCKET, NUMBER,
+            BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, ADMIN_SOCKET, NVME_SUBSYSTEM,
+            NVME_PORT, NVME_SERIAL, NVME_ALLOWED_HOSTS, NUMBER,
             BACKEND, PATH, CREATE, GROW, SIZE, BLOCK_SIZE, READ_ONLY, WRITE_CACHE, DIRECT_IO, BLOCK_CACHE, ALLOWED_INITIATORS);
 
     private ConfigKeys() {
@@ -399,6 +416,21 @@ final class ConfigKeys {
 
     static <E> Type<List<E>> listOf(Type<E> element, String allowed) {
         return new ListOf<>(element, allowed);
+    }
+
+    /** An NQN ("nqn." and at most 223 bytes of printable ASCII), or "" for none; null when it is neither. */
+    private static String nqnOrEmpty(Object value) {
+        if (!(value instanceof String text)) {
+            return null;
+        }
+        boolean printable = text.chars().allMatch(c -> c > 0x20 && c < 0x7F);
+        return text.isEmpty() || text.startsWith("nqn.") && text.length() <= NvmeConfig.NQN_MAX_LENGTH && printable
+                ? text : null;
+    }
+
+    private static String serial(Object value) {
+        return value instanceof String text && text.length() <= NvmeConfig.SERIAL_MAX_LENGTH
+                && text.chars().allMatch(c -> c >= 0x20 && c < 0x7F) ? text : null;
     }
 
     static Type<Integer> integer(int min, int max) {

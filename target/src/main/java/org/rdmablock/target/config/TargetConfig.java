@@ -17,10 +17,11 @@ import java.util.Objects;
  * @param luns     the logical units, sorted by number, numbers unique
  * @param metrics  the Prometheus endpoint and the summary line
  * @param admin    the management socket
+ * @param nvme     the NVMe over Fabrics front end ({@link NvmeConfig#NONE}: SRP only)
  */
 public record TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
                            PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics,
-                           AdminConfig admin) {
+                           AdminConfig admin, NvmeConfig nvme) {
     public TargetConfig {
         Objects.requireNonNull(source);
         Objects.requireNonNull(listen);
@@ -30,7 +31,15 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
         Objects.requireNonNull(timeouts);
         Objects.requireNonNull(metrics);
         Objects.requireNonNull(admin);
+        Objects.requireNonNull(nvme);
         luns = List.copyOf(luns);
+    }
+
+    /** A configuration without the NVMe front end. */
+    public TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
+                        PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics,
+                        AdminConfig admin) {
+        this(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, NvmeConfig.NONE);
     }
 
     /** A configuration without a management socket. */
@@ -47,13 +56,13 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
 
     /** This configuration with its pipeline {@link PipelineConfig#resolve resolved} for its LUNs: what a target runs. */
     public TargetConfig withPipelineResolved() {
-        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics, admin);
+        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics, admin, nvme);
     }
 
     /** This configuration with other LUNs (sorted by number here, as the reader sorts them). */
     public TargetConfig withLuns(List<LunConfig> replaced) {
         return new TargetConfig(source, listen, identity, channel, pipeline, timeouts,
-                replaced.stream().sorted(java.util.Comparator.comparingInt(LunConfig::number)).toList(), metrics, admin);
+                replaced.stream().sorted(java.util.Comparator.comparingInt(LunConfig::number)).toList(), metrics, admin, nvme);
     }
 
     /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */

@@ -250,7 +250,12 @@ public final class TargetConfigReader {
         if (!problems.isEmpty()) {
             return null;
         }
-        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin);
+        // one subsystem for now, serving every LUN open to every initiator
+        NvmeConfig nvme = v.get(ConfigKeys.NVME_SUBSYSTEM).isEmpty() ? NvmeConfig.NONE
+                : new NvmeConfig(v.get(ConfigKeys.NVME_PORT), List.of(new NvmeConfig.Subsystem(v.get(ConfigKeys.NVME_SUBSYSTEM),
+                        v.get(ConfigKeys.NVME_SERIAL), NvmeConfig.Subsystem.DEFAULT_MODEL, List.of(),
+                        java.util.Set.copyOf(v.get(ConfigKeys.NVME_ALLOWED_HOSTS)))));
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, nvme);
     }
 
     /** [admin] socket: none when empty, else the path resolved against the base directory. */

@@ -58,6 +58,15 @@ public final class TargetConfigWriter {
         key(out, "summary_interval", duration(metrics.summaryInterval()));
         out.append("\n[admin]\n");
         key(out, "socket", string(config.admin().served() ? config.admin().socket().toString() : ""));
+        if (config.nvme().enabled()) {
+            final NvmeConfig.Subsystem subsystem = config.nvme().subsystems().get(0); // the reader makes one
+            out.append("\n[nvme]\n");
+            key(out, "subsystem", string(subsystem.nqn()));
+            key(out, "port", Integer.toString(config.nvme().port()));
+            key(out, "serial", string(subsystem.serial()));
+            key(out, "allowed_hosts", "[" + subsystem.allowedHosts().stream().sorted().map(TargetConfigWriter::string)
+                    .collect(java.util.stream.Collectors.joining(", ")) + "]");
+        }
         for (final LunConfig lun : config.luns()) {
             lun(out, lun);
         }

@@ -111,6 +111,14 @@ public class Channel {
 
     /** The initiator ended the channel (its protocol's logout): it drains and goes (intake stage). */
     public void endByInitiator() {
+        endWithoutLogout();
+    }
+
+    /**
+     * The target ends the channel without a logout message (a protocol that has none, NVMe's): it drains and goes
+     * (intake stage).
+     */
+    public void endWithoutLogout() {
         closing = true;
         disconnect();
     }

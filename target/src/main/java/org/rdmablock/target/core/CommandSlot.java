@@ -131,6 +131,11 @@ public final class CommandSlot implements ScsiCompletion {
     org.rdmablock.target.metrics.IoStats lunStats;
     /** When the intake stage took the command's receive completion (intake stage only). */
     long arrivedNanos;
+    /**
+     * Whether the front end, not a backend, takes the command once its data-out has arrived (a request of its own
+     * protocol's that carries data, such as NVMe's Connect): {@link FrontEnd#dataOutArrived}.
+     */
+    boolean frontEndTakesDataOut;
     /** Whether the descriptor list is outside the request and must be fetched by RDMA READ first. */
     boolean fetchesTable;
     private long tableAddress;
@@ -272,12 +277,27 @@ public final class CommandSlot implements ScsiCompletion {
         firstChunk = -1;
         chunkCount = 0;
         readsDataOut = false;
+        frontEndTakesDataOut = false;
         fetchesTable = false;
         descriptorCount = 0;
         nextDescriptor = 0;
         transferred = 0;
         dataOutLength = 0;
         dataInLength = 0;
+    }
+
+    /**
+     * The command's one descriptor: {@code length} bytes at remote {@code address} under {@code key} (a front end whose
+     * requests carry a single remote buffer in a form of their own: NVMe's keyed SGL data block).
+     */
+    public void singleDescriptor(final long address, final int key, final long length) {
+        descriptor(0).set(address, key, length);
+        descriptorCount = 1;
+    }
+
+    /** The front end, not a backend, takes the command when its data-out has arrived ({@link FrontEnd#dataOutArrived}). */
+    public void frontEndTakesDataOut() {
+        frontEndTakesDataOut = true;
     }
 
     /** The command's descriptor list is {@code length} bytes at a remote address: fetched by {@link #postTableRead}. */

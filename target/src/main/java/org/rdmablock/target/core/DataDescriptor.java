@@ -32,6 +32,13 @@ public final class DataDescriptor {
         return this;
     }
 
+    /** Writes the entry: {@code length} bytes at {@code address} under remote key {@code key}. */
+    void set(final long address, final int key, final long length) {
+        segment.set(BE_LONG, offset + ADDRESS_OFFSET, address);
+        segment.set(BE_INT, offset + KEY_OFFSET, key);
+        segment.set(BE_INT, offset + LENGTH_OFFSET, (int) length);
+    }
+
     long address() {
         return segment.get(BE_LONG, offset + ADDRESS_OFFSET);
     }

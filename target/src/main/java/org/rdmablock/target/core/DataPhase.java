@@ -29,10 +29,11 @@ public final class DataPhase {
             slot.postDataOutReads();
             return;
         }
-        ready(slot, event);
+        execute(slot, event);
     }
 
-    private static void ready(final CommandSlot slot, final PipelineEvent event) {
+    /** Hands a command whose data-out is all in (or that has none) to its backend on {@code event}. */
+    public static void execute(final CommandSlot slot, final PipelineEvent event) {
         if (event != null && event.ready == null) {
             slot.handToBackend(System.nanoTime());
             event.ready = slot;

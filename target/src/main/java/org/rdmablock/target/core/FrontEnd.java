@@ -19,6 +19,15 @@ public interface FrontEnd {
      */
     boolean received(Channel channel, int receiveIndex, int length, PipelineEvent event, long arrivedNanos);
 
+    /**
+     * The data-out of a command the front end keeps for itself ({@link CommandSlot#frontEndTakesDataOut}) has arrived
+     * in the slot's data buffer: the front end acts on it and answers it, or hands it on ({@link DataPhase#execute} on
+     * {@code event}). A front end that keeps none never sees this.
+     */
+    default void dataOutArrived(CommandSlot slot, PipelineEvent event) {
+        throw new IllegalStateException("this front end keeps no command for itself");
+    }
+
     /** An admitted command is dropped without a response (task management aborted it): its flow control goes on. */
     void commandDropped(Channel channel);
 

@@ -146,7 +146,9 @@ final class Intake implements EventHandler<PipelineEvent> {
 
     private void dataOutArrived(final PipelineEvent event) {
         final CommandSlot slot = readCompleted(event);
-        if (slot != null) {
+        if (slot != null && slot.frontEndTakesDataOut && !slot.moreDataOut()) {
+            frontEnd.dataOutArrived(slot, event);
+        } else if (slot != null) {
             DataPhase.descriptorsKnown(slot, event);
         }
     }

@@ -13,6 +13,7 @@ import org.rdmablock.target.config.TimeoutConfig;
 import org.rdmablock.target.core.ChannelTable;
 import org.rdmablock.target.core.CommandSlot;
 import org.rdmablock.target.core.DeviceResources;
+import org.rdmablock.target.core.LoginListener;
 import org.rdmablock.target.core.Timeouts;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
@@ -51,6 +52,8 @@ import java.util.function.Function;
  */
 public final class SrpTarget implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SrpTarget.class);
+    /** The thread that takes login requests (each login then runs on a virtual thread of its own). */
+    static final String LOGIN_THREAD_NAME = "srp-login";
     /** Most RDMA READs in flight per channel, each way (ORD and IRD offered at accept). */
     static final int MAX_READ_DEPTH = 16;
 
@@ -99,7 +102,7 @@ public final class SrpTarget implements AutoCloseable {
         this.statistics = Objects.requireNonNull(statistics);
         this.timeouts = new Timeouts(config.timeouts().command(), config.timeouts().idle());
         this.provider = provider;
-        this.logins = new LoginListener(provider.connectionManager().listen(
+        this.logins = new LoginListener(LOGIN_THREAD_NAME, provider.connectionManager().listen(
                 new InetSocketAddress(config.listen().address(), config.listen().port()), 64), this::login);
     }
 

@@ -97,7 +97,7 @@ class ShippedConfigTest {
                 fixed++;
             }
         }
-        assertEquals(27, fixed, "keys with a fixed default");   // the others: derived (4) or required (number, path, size)
+        assertEquals(30, fixed, "keys with a fixed default");   // the others: derived (5) or required (number, path, size)
     }
 
     @Test

@@ -94,6 +94,28 @@ class TargetConfigReaderTest {
     }
 
     @Test
+    void nvmeIsOffUntilASubsystemIsNamed() throws ConfigException {
+        assertEquals(NvmeConfig.NONE, read("").nvme());
+        assertFalse(read("[nvme]\nport = 4421\n").nvme().enabled());
+        NvmeConfig nvme = read("[nvme]\nsubsystem = \"nqn.2026-12.org.example:disks\"\n").nvme();
+        assertEquals(NvmeConfig.DEFAULT_PORT, nvme.port());
+        NvmeConfig.Subsystem subsystem = nvme.subsystems().getFirst();
+        assertEquals("nqn.2026-12.org.example:disks", subsystem.nqn());
+        assertEquals("027215b3d7b7e7a8", subsystem.serial(), "target.id_ext's digits");
+        assertTrue(subsystem.allows("nqn.2014-08.org.nvmexpress:uuid:any"));
+        assertFalse(read("[nvme]\nsubsystem = \"nqn.a:b\"\nallowed_hosts = [\"nqn.h:1\"]\n").nvme().subsystems()
+                .getFirst().allows("nqn.h:2"));
+    }
+
+    @Test
+    void anNvmeSubsystemIsAnNqn() {
+        String m = message("[nvme]\nsubsystem = \"disks\"\n");
+        assertTrue(m.contains("nvme.subsystem") && m.contains("starting \"nqn.\""), m);
+        assertTrue(message("[nvme]\nsubsystem = \"nqn." + "x".repeat(220) + "\"\n").contains("at most 223"));
+        assertTrue(message("[nvme]\nserial = \"" + "9".repeat(21) + "\"\n").contains("nvme.serial"));
+    }
+
+    @Test
     void theDefaultIdentityIsDerivedFromWhereTheTargetListens() throws ConfigException {
         assertEquals(new IdentityConfig(0x027215b3d7b7e7a8L, 0x027215b3d7b7e7a8L), read("").identity());
         IdentityConfig other = read("[listen]\nport = 5556\n").identity();

@@ -48,6 +48,11 @@ class TargetConfigWriterTest {
                 summary_interval = "0"
                 [admin]
                 socket = "run/admin \\"quoted\\".sock"
+                [nvme]
+                subsystem = "nqn.2026-12.org.example:disks"
+                port = 4421
+                serial = "SN 12"
+                allowed_hosts = ["nqn.2014-08.org.nvmexpress:uuid:1", "nqn.2014-08.org.nvmexpress:uuid:2"]
                 [[lun]]
                 number = 3
                 path = "a.img"
@@ -83,6 +88,8 @@ class TargetConfigWriterTest {
         assertEquals(original.metrics(), back.metrics());
         assertEquals(original.admin(), back.admin(), "absolute: read from another folder, the same socket");
         assertEquals(original.luns(), back.luns(), "every LUN, its paths absolute");
+        assertEquals(original.nvme(), back.nvme());
+        assertEquals(4421, back.nvme().port());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.rdmablock.target.srp;
+package org.rdmablock.target.core;
 
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionListener;
@@ -10,15 +10,14 @@ import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
- * Takes connection requests off the target's listener and starts each login on a virtual thread of its own: an
- * accept waits for the initiator (up to 10 s), and one slow initiator must not hold up the others' logins.
+ * Takes connection requests off a front end's listener and starts each login (SRP's login, NVMe's queue connect) on
+ * a virtual thread of its own: an accept waits for the initiator (up to 10 s), and one slow initiator must not hold
+ * up the others' logins.
  *
- * <p>Thread: its own, {@link #THREAD_NAME}, for the loop; each login on a virtual thread; {@link #close} on the
- * closing thread.
+ * <p>Thread: its own, named by the front end ({@code srp-login}, {@code nvme-connect}), for the loop; each login on a
+ * virtual thread; {@link #close} on the closing thread.
  */
-final class LoginListener implements AutoCloseable {
-    /** The loop's thread. */
-    static final String THREAD_NAME = "srp-login";
+public final class LoginListener implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LoginListener.class);
     /** How long the loop waits for a request before it looks whether the listener is closing. */
     private static final Duration LISTEN_POLL = Duration.ofMillis(200);
@@ -27,6 +26,7 @@ final class LoginListener implements AutoCloseable {
 
     private final ConnectionListener listener;
     private final Consumer<ConnectionId> login;
+    private final String threadName;
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -36,14 +36,15 @@ final class LoginListener implements AutoCloseable {
      * @param login runs for each request, on a virtual thread: admits and accepts or rejects it. A request it throws
      *              for is closed.
      */
-    LoginListener(final ConnectionListener listener, final Consumer<ConnectionId> login) {
+    public LoginListener(final String threadName, final ConnectionListener listener, final Consumer<ConnectionId> login) {
         this.listener = listener;
         this.login = login;
-        this.thread = Thread.ofPlatform().name(THREAD_NAME).daemon().start(this::run);
+        this.threadName = threadName;
+        this.thread = Thread.ofPlatform().name(threadName).daemon().start(this::run);
     }
 
     /** The address listened on (with the real port when 0 was asked for). */
-    InetSocketAddress localAddress() {
+    public InetSocketAddress localAddress() {
         return listener.localAddress();
     }
 
@@ -61,7 +62,7 @@ final class LoginListener implements AutoCloseable {
                 return;
             }
             if (request != null) {
-                Thread.ofVirtual().name("srp-login-", request.hashCode()).start(() -> {
+                Thread.ofVirtual().name(threadName + "-", request.hashCode()).start(() -> {
                     try {
                         login.accept(request);
                     } catch (RuntimeException e) {

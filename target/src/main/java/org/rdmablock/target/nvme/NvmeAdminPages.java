@@ -1,0 +1,203 @@
+package org.rdmablock.target.nvme;
+
+import org.rdmablock.protocol.nvme.NvmeGetLogPage;
+import org.rdmablock.protocol.nvme.NvmeIdentify;
+import org.rdmablock.protocol.nvme.NvmeIdentifyController;
+import org.rdmablock.protocol.nvme.NvmeIdentifyNamespace;
+import org.rdmablock.protocol.nvme.NvmeNamespaceLists;
+import org.rdmablock.protocol.nvme.NvmeRegister;
+import org.rdmablock.protocol.nvme.NvmeSmartLog;
+import org.rdmablock.protocol.nvme.NvmfConnectData;
+import org.rdmablock.protocol.nvme.NvmfDiscoveryLog;
+import org.rdmablock.protocol.scsi.LogicalUnit;
+import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.LunAddress;
+import org.rdmablock.protocol.nvme.NvmeSubmission;
+import org.rdmablock.target.config.NvmeConfig;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What the NVMe front end's admin commands answer with, built through {@code protocol/nvme}'s flyweights: the
+ * controller's properties (CAP, VS), Identify Controller, Identify Namespace, the active namespace list and a
+ * namespace's identification descriptors, and the log pages (error, SMART / health, changed namespace list,
+ * discovery). The values follow Linux's nvmet-rdma where the standard leaves a choice (in-capsule data of 4 KiB on I/O
+ * queues, one keyed SGL descriptor, keyed and in-capsule SGLs).
+ *
+ * <p>Thread: the intake stage's (admin commands are answered there); its scratch memory is its own.
+ */
+final class NvmeAdminPages {
+    /** The NVMe version the controllers report: 1.3 (namespace identification descriptors, the Fabrics commands). */
+    static final int VERSION = NvmeRegister.version(1, 3, 0);
+    /** CAP.TO, in 500 ms units: how long a host waits for CSTS.RDY (nvmet's 15). */
+    static final long READY_TIMEOUT_UNITS = 15;
+    /** In-capsule data an I/O queue takes after each entry: nvmet-rdma's default inline data size. */
+    static final int IN_CAPSULE_BYTES = 4096;
+    /** Keep Alive granularity in 100 ms units (nvmet's). */
+    static final int KEEP_ALIVE_GRANULARITY = 10;
+    /** Submission and completion entry sizes, required and most, as log2: 64 and 16 bytes only. */
+    static final int SQ_ENTRY_SIZES = 0x66;
+    static final int CQ_ENTRY_SIZES = 0x44;
+    /** Identify Controller's LPA: extended data for Get Log Page (NUMDU, the log page offset). */
+    static final int LOG_PAGE_EXTENDED_DATA = 1 << 2;
+    /** The admin queue's largest size a discovery log entry advertises (Linux's NVME_AQ_DEPTH). */
+    static final int ADMIN_QUEUE_ENTRIES = 32;
+    /** Firmware revision: the target's, up to 8 characters. */
+    private static final String FIRMWARE = firmware();
+
+    private final NvmeIdentifyController controller = new NvmeIdentifyController();
+    private final NvmeIdentifyNamespace namespace = new NvmeIdentifyNamespace();
+    private final NvmeSmartLog smart = new NvmeSmartLog();
+    private final NvmfDiscoveryLog discovery = new NvmfDiscoveryLog();
+    private final NvmfDiscoveryLog.Entry entry = new NvmfDiscoveryLog.Entry();
+    private final long maxTransferBytes;
+    private final int queueEntries;
+    private MemorySegment scratch = Arena.ofAuto().allocate(16 * 1024, 8);
+
+    NvmeAdminPages(final long maxTransferBytes, final int queueEntries) {
+        this.maxTransferBytes = maxTransferBytes;
+        this.queueEntries = queueEntries;
+    }
+
+    /** CAP: the NVM command set, CAP.TO, the most entries a queue may have (0's based). */
+    long capabilities() {
+        return NvmeRegister.CAP_CSS_NVM | READY_TIMEOUT_UNITS << NvmeRegister.CAP_TIMEOUT_SHIFT | (queueEntries - 1);
+    }
+
+    /** MDTS: the largest transfer as a power of two of the 4 KiB minimum page size (CAP.MPSMIN 0). */
+    int maxDataTransferExponent() {
+        return Math.max(0, 63 - Long.numberOfLeadingZeros(maxTransferBytes / 4096));
+    }
+
+    /** Identify Controller (CNS 01h) of {@code c} into {@code out}. */
+    void identifyController(final MemorySegment out, final long at, final NvmeController c) {
+        controller.wrap(out, at).reset();
+        final boolean discoveryController = c.isDiscovery();
+        controller.setVendorIds(0, 0)
+                .setIdentity(discoveryController ? "" : c.subsystem.serial(),
+                        discoveryController ? NvmeConfig.Subsystem.DEFAULT_MODEL : c.subsystem.model(), FIRMWARE)
+                .setMaxDataTransferSize(maxDataTransferExponent())
+                .setControllerId(c.id)
+                .setVersion(VERSION)
+                .setControllerType(discoveryController ? NvmeIdentifyController.TYPE_DISCOVERY : NvmeIdentifyController.TYPE_IO)
+                .setLimits(3, NvmeController.MAX_EVENT_REQUESTS - 1, LOG_PAGE_EXTENDED_DATA, 0)
+                .setKeepAliveGranularity(KEEP_ALIVE_GRANULARITY)
+                .setQueueEntries(SQ_ENTRY_SIZES, CQ_ENTRY_SIZES, queueEntries)
+                .setSglSupport(NvmeIdentifyController.SGLS_SUPPORTED | NvmeIdentifyController.SGLS_KEYED
+                        | NvmeIdentifyController.SGLS_IN_CAPSULE)
+                .setSubsystemNqn(discoveryController ? NvmfConnectData.DISCOVERY_NQN : c.subsystem.nqn())
+                .setCapsules((NvmeSubmission.LENGTH + IN_CAPSULE_BYTES) / 16, 1, 0, 0, 1);
+        if (!discoveryController) {
+            controller.setMultiPath(NvmeIdentifyController.CMIC_MULTI_CONTROLLER)
+                    .setAsyncEventsSupported(NvmeIdentifyController.OAES_NAMESPACE_ATTRIBUTES)
+                    .setAttributes(NvmeIdentifyController.CTRATT_HOST_ID_128)
+                    .setNamespaces(LunAddress.MAX_LUN + 1)
+                    .setOptionalCommands(NvmeIdentifyController.ONCS_DSM | NvmeIdentifyController.ONCS_WRITE_ZEROES)
+                    .setVolatileWriteCache(NvmeIdentifyController.VWC_PRESENT);
+        }
+    }
+
+    /** Identify Namespace (CNS 00h) of {@code unit} into {@code out}. */
+    void identifyNamespace(final MemorySegment out, final long at, final LogicalUnit unit) {
+        namespace.wrap(out, at).reset();
+        final long blocks = unit.blockCount();
+        final boolean thin = unit.config().thinProvisioning();
+        namespace.setBlocks(blocks, blocks, blocks)
+                .setFeatures(thin ? NvmeIdentifyNamespace.FEATURE_THIN : 0)
+                .setOnlyLbaFormat(unit.config().blockSize())
+                .setSharing(NvmeIdentifyNamespace.NMIC_SHARED)
+                .setDeallocateFeatures(thin ? NvmeIdentifyNamespace.DEALLOCATED_READS_ZEROES
+                        | NvmeIdentifyNamespace.WRITE_ZEROES_DEALLOCATES : 0)
+                .setAttributes(unit.writeProtected() ? NvmeIdentifyNamespace.ATTRIBUTE_WRITE_PROTECTED : 0)
+                .setIdentifiers(nguid(unit), new byte[8]);
+    }
+
+    /** The active namespace list (CNS 02h) of {@code c} after {@code after} into {@code out}. */
+    void activeNamespaces(final MemorySegment out, final long at, final NvmeController c, final LogicalUnitTable units,
+                          final long after) {
+        NvmeNamespaceLists.writeActive(out, at, namespaceIds(c, units), after);
+    }
+
+    /** The identification descriptors (CNS 03h) of {@code unit}: its NGUID. */
+    void namespaceDescriptors(final MemorySegment out, final long at, final LogicalUnit unit) {
+        NvmeNamespaceLists.writeDescriptors(out, at, nguid(unit), null);
+    }
+
+    /** The ids of the namespaces {@code c} serves, ascending. */
+    static long[] namespaceIds(final NvmeController c, final LogicalUnitTable units) {
+        final long[] ids = new long[LunAddress.MAX_LUN + 1];
+        int n = 0;
+        for (int lun = 0; lun <= LunAddress.MAX_LUN; lun++) {
+            if (c.serves(lun) && units.get(lun) != null) {
+                ids[n++] = lun + 1L;
+            }
+        }
+        return java.util.Arrays.copyOf(ids, n);
+    }
+
+    /** A namespace's NGUID: its logical unit's NAA identifier, which SCSI reports for it too. */
+    private static byte[] nguid(final LogicalUnit unit) {
+        return java.util.Arrays.copyOf(unit.config().naaIdentifier(), 16);
+    }
+
+    /**
+     * The log page {@code lid} of {@code c}, whole, in scratch memory; returns its length, or -1 for a log page the
+     * controller does not have.
+     */
+    long logPage(final int lid, final NvmeController c, final LogicalUnitTable units, final NvmeTarget.Listening listening) {
+        switch (lid) {
+            case NvmeGetLogPage.LOG_ERROR -> {
+                return zeroed(64); // no errors kept: one empty entry (ELPE 0)
+            }
+            case NvmeGetLogPage.LOG_SMART -> {
+                zeroed(NvmeSmartLog.LENGTH);
+                smart.wrap(scratch, 0).reset();
+                return NvmeSmartLog.LENGTH;
+            }
+            case NvmeGetLogPage.LOG_CHANGED_NAMESPACES -> {
+                zeroed(NvmeIdentify.DATA_LENGTH);
+                NvmeNamespaceLists.writeChanged(scratch, 0, c.namespacesChanged ? namespaceIds(c, units) : new long[0]);
+                c.namespacesChanged = false;
+                return NvmeIdentify.DATA_LENGTH;
+            }
+            case NvmeGetLogPage.LOG_DISCOVERY -> {
+                if (!c.isDiscovery()) {
+                    return -1;
+                }
+                final int records = listening.subsystems().size();
+                final int length = NvmfDiscoveryLog.RECORD_LENGTH * (records + 1);
+                zeroed(length);
+                discovery.wrap(scratch, 0).reset();
+                discovery.setHeader(listening.generation(), records);
+                for (int i = 0; i < records; i++) {
+                    discovery.entry(entry, i).reset().setRdmaSubsystem(listening.subsystems().get(i).nqn(),
+                            listening.address(), listening.port(), 1, ADMIN_QUEUE_ENTRIES);
+                }
+                return length;
+            }
+            default -> {
+                return -1;
+            }
+        }
+    }
+
+    /** The scratch memory {@link #logPage} wrote into. */
+    MemorySegment scratch() {
+        return scratch;
+    }
+
+    private long zeroed(final long length) {
+        if (scratch.byteSize() < length) {
+            scratch = Arena.ofAuto().allocate(length, 8);
+        }
+        scratch.asSlice(0, length).fill((byte) 0);
+        return length;
+    }
+
+    private static String firmware() {
+        final String version = NvmeAdminPages.class.getPackage().getImplementationVersion();
+        final String v = version == null ? "dev" : version;
+        return v.length() > NvmeIdentifyController.FR_LENGTH ? v.substring(0, NvmeIdentifyController.FR_LENGTH) : v;
+    }
+}
