@@ -3,9 +3,12 @@
 # native provider over rxe0 (192.0.2.15:4420), SRP listening beside it: nvme discover lists the subsystem, nvme
 # connect brings its namespaces up as /dev/nvmeXnY (a memory LUN with 512-byte blocks, a file LUN with 4096-byte
 # ones), id-ctrl and id-ns say what the config says, fio verifies 4 KiB random and 1 MiB sequential writes read back,
-# a discarded range reads zeroes, nvme flush answers, and the data is still there after a disconnect and a connect
-# again. Runs while rxe is up; leaves the host disconnected and the daemon stopped. The daemon's log is
-# $OUT/nvme-target.log, the kernel's nvme lines $OUT/nvme-dmesg.log.
+# a discarded range reads zeroes, nvme flush answers, the data is still there after a disconnect and a connect again,
+# and after the daemon is killed (SIGKILL) and started again under the connected host, which reconnects by itself.
+# Then Linux's own nvmet-rdma (configfs, a 64 MiB brd ramdisk) beside it in the same boot: compare-lib.sh's fio jobs
+# on both ($OUT/nvme-compare.md; goal: 0.8 of nvmet-rdma on the 4 KiB rows, 1.0 on the 1 MiB rows). Runs while rxe
+# is up; leaves the host disconnected, nvmet down and the daemon stopped. The daemon's log is $OUT/nvme-target.log,
+# the kernel's nvme lines $OUT/nvme-dmesg.log.
 NVME_DIR=/tmp/nvme-rdma
 NVME_JAR=${NVME_JAR:-$REPO/target/build/rdmablock-target.jar}
 NVME_LOG=$OUT/nvme-target.log
@@ -14,6 +17,9 @@ NVME_ADDR=192.0.2.15
 NVME_PORT=4420
 NVME_LUNS="0:memory:512 1:file:4096"   # namespace n is LUN n-1
 NVME_SIZE_MIB=64
+NVMET_NQN=nqn.2026-12.org.rdmablock:nvmet
+NVMET_PORT=4421
+NVMET=/sys/kernel/config/nvmet
 
 nvme_config() {
   mkdir -p $NVME_DIR
@@ -30,12 +36,12 @@ nvme_config() {
   } > $NVME_DIR/target.toml
 }
 
-# the block device of namespace $1 of our subsystem (empty if none): the multipath head under the subsystem, or
-# (nvme_core.multipath=N) the controller's own
+# the block device of namespace $1 of subsystem $2 (default: ours; empty if none): the multipath head under the
+# subsystem, or (nvme_core.multipath=N) the controller's own
 nvme_dev() {
   local s d
   for s in /sys/class/nvme-subsystem/nvme-subsys* /sys/class/nvme/nvme*; do
-    [ "$(cat $s/subsysnqn 2>/dev/null)" = $NVME_NQN ] || continue
+    [ "$(cat $s/subsysnqn 2>/dev/null)" = "${2:-$NVME_NQN}" ] || continue
     for d in $s/nvme*n$1; do
       [ -e "$d" ] && [ -b "/dev/$(basename $d)" ] && [[ $(basename $d) != *c*n* ]] && { echo /dev/$(basename $d); return 0; }
     done
@@ -53,25 +59,32 @@ nvme_wait_namespaces() {
   echo "not every namespace appeared:"; ls /sys/block; nvme list; return 1
 }
 
+# reconnect after 1 s, for up to 2 minutes (a JVM's start under emulation takes half of that)
 nvme_connect() {
-  nvme connect -t rdma -a $NVME_ADDR -s $NVME_PORT -n $NVME_NQN -c 1 -l 10
+  nvme connect -t rdma -a $NVME_ADDR -s $NVME_PORT -n $NVME_NQN --reconnect-delay=1 --ctrl-loss-tmo=120
   nvme_wait_namespaces
 }
 
-nvme_up() (
-  set -eo pipefail
-  nvme_config
-  : > $NVME_LOG
+# starts the daemon; waits for its $1-th ready line (default: the first)
+nvme_start_target() {
   $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g \
     -cp "$NVME_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $NVME_DIR/target.toml \
     >> $NVME_LOG 2>&1 &
   echo $! > $NVME_DIR/target.pid
   local i
   for i in $(seq 1 180); do
-    grep -q '^reach it' $NVME_LOG && break
-    kill -0 "$(cat $NVME_DIR/target.pid)" 2>/dev/null || { echo "target exited"; tail -20 $NVME_LOG; exit 1; }
+    [ "$(grep -c '^reach it' $NVME_LOG)" -ge "${1:-1}" ] && return 0
+    kill -0 "$(cat $NVME_DIR/target.pid)" 2>/dev/null || { echo "target exited"; tail -20 $NVME_LOG; return 1; }
     sleep 1
   done
+  echo "target not ready after 180 s"; return 1
+}
+
+nvme_up() (
+  set -eo pipefail
+  nvme_config
+  : > $NVME_LOG
+  nvme_start_target
   grep -q '^NVMe over Fabrics: subsystem' $NVME_LOG || { echo "no NVMe line in the banner"; tail -20 $NVME_LOG; exit 1; }
   modprobe nvme-rdma
   nvme discover -t rdma -a $NVME_ADDR -s $NVME_PORT | tee $NVME_DIR/discover
@@ -156,6 +169,63 @@ nvme_reconnect() (
   done
 )
 
+# the daemon killed (SIGKILL) under the connected host and started again: the host reconnects by itself (its
+# reconnect delay), and the file namespace's pattern reads back (the memory one starts empty)
+nvme_restart() (
+  set -eo pipefail
+  local pid i started ctrl
+  ctrl=$(basename $(dirname $(grep -l "^$NVME_NQN\$" /sys/class/nvme/nvme*/subsysnqn | head -1)))
+  pid=$(cat $NVME_DIR/target.pid); started=$(grep -c '^reach it' $NVME_LOG)
+  kill -KILL $pid
+  for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
+  nvme_start_target $((started + 1))
+  for i in $(seq 1 240); do [ "$(cat /sys/class/nvme/$ctrl/state)" = live ] && break; sleep 0.5; done
+  echo "$ctrl: $(cat /sys/class/nvme/$ctrl/state)"
+  [ "$(cat /sys/class/nvme/$ctrl/state)" = live ] || { echo "nvme-rdma did not reconnect"; exit 1; }
+  dd if=$(nvme_dev 2) of=$NVME_DIR/back-2 bs=1M count=4 iflag=direct status=none
+  cmp $NVME_DIR/pattern-2 $NVME_DIR/back-2
+  echo "namespace 2 (file): 4 MiB read back equal after the daemon was killed and started again under the host"
+)
+
+# Linux's nvmet-rdma on 192.0.2.15:4421 serving a 64 MiB brd ramdisk (512-byte blocks), connected
+nvmet_up() (
+  set -eo pipefail
+  modprobe configfs; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+  modprobe brd rd_nr=1 rd_size=$((NVME_SIZE_MIB * 1024))
+  modprobe nvmet-rdma
+  local s=$NVMET/subsystems/$NVMET_NQN p=$NVMET/ports/1 i
+  mkdir $s; echo 1 > $s/attr_allow_any_host
+  mkdir $s/namespaces/1; echo -n /dev/ram0 > $s/namespaces/1/device_path; echo 1 > $s/namespaces/1/enable
+  mkdir $p
+  echo rdma > $p/addr_trtype; echo ipv4 > $p/addr_adrfam; echo $NVME_ADDR > $p/addr_traddr; echo $NVMET_PORT > $p/addr_trsvcid
+  ln -s $s $p/subsystems/$NVMET_NQN
+  nvme connect -t rdma -a $NVME_ADDR -s $NVMET_PORT -n $NVMET_NQN
+  for i in $(seq 1 60); do [ -b "$(nvme_dev 1 $NVMET_NQN)" ] && break; sleep 0.5; done
+  [ -b "$(nvme_dev 1 $NVMET_NQN)" ] || { echo "nvmet-rdma's namespace did not appear"; nvme list; exit 1; }
+  nvme list
+)
+
+nvmet_down() (
+  set -eo pipefail
+  nvme disconnect -n $NVMET_NQN
+  local s=$NVMET/subsystems/$NVMET_NQN p=$NVMET/ports/1
+  rm $p/subsystems/$NVMET_NQN; rmdir $p
+  echo 0 > $s/namespaces/1/enable; rmdir $s/namespaces/1 $s
+  modprobe -r nvmet-rdma nvmet brd
+)
+
+. $REPO/deploy/qemu/plans/compare-lib.sh
+# name:nsid:subsystem, the reference first: nvmet-rdma's ramdisk, our memory namespace (512-byte blocks, as the
+# ramdisk's), our file namespace (4096-byte blocks)
+COMPARE_DISKS=(nvmet:1:$NVMET_NQN memory:1:$NVME_NQN file:2:$NVME_NQN)
+compare_dev() {
+  local name nsid nqn dev
+  IFS=: read -r name nsid nqn <<< "$1"
+  dev=$(nvme_dev $nsid $nqn)
+  [ -b "$dev" ] || { echo "no namespace for $1" >&2; return 1; }
+  echo $dev
+}
+
 nvme_down() (
   set -eo pipefail
   nvme disconnect -n $NVME_NQN || true
@@ -171,5 +241,9 @@ step nvme_rdma_identity nvme_identity
 step nvme_rdma_fio nvme_fio
 step nvme_rdma_discard nvme_discard
 step nvme_rdma_reconnect nvme_reconnect
+step nvme_rdma_restart_kill nvme_restart
+step nvmet_rdma_up nvmet_up
+step nvme_compare compare_run nvme-compare nvmet "Linux nvmet-rdma, brd ramdisk" 0.8 1.0
+step nvmet_rdma_down nvmet_down
 step nvme_rdma_down nvme_down
 dmesg | grep -iE 'nvme' > $OUT/nvme-dmesg.log || true

@@ -130,8 +130,8 @@ public final class RunningConfiguration {
             return refused(origin + " refused, the running configuration stays: " + e.getMessage());
         }
         return applyChecked(new TargetConfig(running.source(), checked.listen(), checked.identity(), checked.channel(),
-                checked.pipeline(), checked.timeouts(), checked.luns(), checked.metrics(), checked.admin()), origin, force,
-                dryRun);
+                checked.pipeline(), checked.timeouts(), checked.luns(), checked.metrics(), checked.admin(), checked.nvme()),
+                origin, force, dryRun);
     }
 
     private Outcome applyChecked(final TargetConfig desired, final String origin, final boolean force, final boolean dryRun) {

@@ -155,8 +155,13 @@ public final class TargetMain implements Callable<Integer> {
                 return EXIT_START;
             }
         }
-        final RunningConfiguration running = new RunningConfiguration(config, cfg, inventory, target, RELOAD_QUIESCE,
-                () -> statistics.lunsServed(inventory.numbers()));
+        final RunningConfiguration running = new RunningConfiguration(config, cfg, inventory, target, RELOAD_QUIESCE, () -> {
+            statistics.lunsServed(inventory.numbers());
+            final NvmeTarget namespaces = nvme;
+            if (namespaces != null) {
+                namespaces.namespacesChanged();
+            }
+        });
         if (cfg.admin().served()) {
             try {
                 admin = AdminEndpoint.start(cfg.admin().socket(), AdminMethods.of(new AdminMethods.Sources(cfg,

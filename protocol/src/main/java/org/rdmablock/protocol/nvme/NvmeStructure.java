@@ -20,11 +20,6 @@ public abstract class NvmeStructure<T extends NvmeStructure<T>> extends Flyweigh
     NvmeStructure() {
     }
 
-    /** Zeroes the structure's {@code length} bytes. */
-    final void clear(final int length) {
-        segment.asSlice(offset, length).fill((byte) 0);
-    }
-
     final int u8(final long at) {
         return Byte.toUnsignedInt(segment.get(ValueLayout.JAVA_BYTE, offset + at));
     }

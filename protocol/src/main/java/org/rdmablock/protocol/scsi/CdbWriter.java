@@ -32,6 +32,9 @@ public final class CdbWriter {
     public static final int UNMAP_DESCRIPTOR_LBA_OFFSET = 0;
     public static final int UNMAP_DESCRIPTOR_BLOCKS_OFFSET = 8;
 
+    /** Copied over a CDB or a header before its fields are set: a slice filled would be an object per call. */
+    private static final MemorySegment ZEROES = MemorySegment.ofArray(new byte[LENGTH_16]);
+
     private CdbWriter() {
     }
 
@@ -57,7 +60,7 @@ public final class CdbWriter {
 
     /** UNMAP with a parameter list of {@code descriptors} block descriptors. */
     public static int unmap(final MemorySegment cdb, final int descriptors) {
-        cdb.asSlice(0, UNMAP_LENGTH).fill((byte) 0);
+        MemorySegment.copy(ZEROES, 0, cdb, 0, UNMAP_LENGTH);
         BigEndian.put8(cdb, 0, ScsiOpcode.UNMAP);
         BigEndian.put16(cdb, UNMAP_PARAMETER_LENGTH_OFFSET, unmapListLength(descriptors));
         return UNMAP_LENGTH;
@@ -70,7 +73,7 @@ public final class CdbWriter {
 
     /** The UNMAP parameter list's header at {@code at}, for {@code descriptors} block descriptors after it. */
     public static void unmapHeader(final MemorySegment list, final long at, final int descriptors) {
-        list.asSlice(at, UNMAP_HEADER_LENGTH).fill((byte) 0);
+        MemorySegment.copy(ZEROES, 0, list, at, UNMAP_HEADER_LENGTH);
         BigEndian.put16(list, at + UNMAP_DATA_LENGTH_OFFSET, unmapListLength(descriptors) - 2);
         BigEndian.put16(list, at + UNMAP_DESCRIPTORS_LENGTH_OFFSET, descriptors * UNMAP_DESCRIPTOR_LENGTH);
     }
@@ -85,7 +88,7 @@ public final class CdbWriter {
     }
 
     private static int sixteen(final MemorySegment cdb, final int opcode, final int flags, final long lba, final long blocks) {
-        cdb.asSlice(0, LENGTH_16).fill((byte) 0);
+        MemorySegment.copy(ZEROES, 0, cdb, 0, LENGTH_16);
         BigEndian.put8(cdb, 0, opcode);
         BigEndian.put8(cdb, FLAGS_OFFSET, flags);
         BigEndian.put64(cdb, LBA_16_OFFSET, lba);

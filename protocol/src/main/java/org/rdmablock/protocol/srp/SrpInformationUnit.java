@@ -29,7 +29,6 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> extend
     /** The tag is opaque: native order makes a read-then-write an exact byte copy. */
     static final ValueLayout.OfLong TAG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
     /** Source of {@link #clear}: as many zeroes as the longest fixed part of an IU (SRP_LOGIN_REQ's 64 bytes). */
-    private static final MemorySegment ZEROES = MemorySegment.ofArray(new byte[64]);
 
     SrpInformationUnit() {
     }
@@ -48,14 +47,6 @@ public abstract class SrpInformationUnit<T extends SrpInformationUnit<T>> extend
     public T setTag(long tag) {
         segment.set(TAG, offset + TAG_OFFSET, tag);
         return self();
-    }
-
-    /**
-     * Zeroes {@code length} bytes from the IU's start, as encoders do before setting fields. Copies zeroes rather
-     * than filling a slice: the slice is an object, allocated per call whenever the JIT does not inline the fill.
-     */
-    final void clear(int length) {
-        MemorySegment.copy(ZEROES, 0, segment, offset, length);
     }
 
     final int u8(long at) {

@@ -43,6 +43,8 @@ final class NvmeController {
     int eventRequestCount;
     /** Whether the namespace list changed since the host last read the Changed Namespace List log page. */
     boolean namespacesChanged;
+    /** A Namespace Attribute Changed event not reported yet (no request was outstanding, or no slot was free). */
+    boolean eventPending;
     /** Set once it is ending: its queues disconnect, nothing more is taken. */
     boolean ending;
 

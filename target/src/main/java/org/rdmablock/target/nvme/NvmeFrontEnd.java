@@ -79,6 +79,8 @@ final class NvmeFrontEnd implements FrontEnd {
     /** Controllers by id (1 to {@link NvmfConnectData#CNTLID_MAX}), and the live ones. */
     private final NvmeController[] byId = new NvmeController[NvmfConnectData.CNTLID_MAX + 1];
     private final List<NvmeController> live = new ArrayList<>();
+    /** Set by {@link #namespacesChanged} (any thread): the next tick tells every controller. */
+    private final java.util.concurrent.atomic.AtomicBoolean namespacesChanged = new java.util.concurrent.atomic.AtomicBoolean();
     private int nextId = NvmfConnectData.CNTLID_MIN;
 
     NvmeFrontEnd(final CoreParts core, final NvmeTarget.Listening listening, final int queueEntries) {
@@ -93,9 +95,18 @@ final class NvmeFrontEnd implements FrontEnd {
         this.pages = new NvmeAdminPages(room.maxIoSize(), queueEntries);
     }
 
+    /**
+     * Any thread: the namespaces changed (a LUN added, removed or resized); each controller completes an outstanding
+     * Asynchronous Event Request with Namespace Attribute Changed (when its host enabled that notice), and its Changed
+     * Namespace List log page lists them.
+     */
+    void namespacesChanged() {
+        namespacesChanged.set(true);
+    }
+
     @Override
     public boolean hasWork() {
-        return false;
+        return namespacesChanged.get();
     }
 
     @Override
@@ -477,6 +488,10 @@ final class NvmeFrontEnd implements FrontEnd {
                 if (controller.eventRequestCount == NvmeController.MAX_EVENT_REQUESTS) {
                     return answer(queue, receiveIndex, commandId, NvmeStatus.ASYNC_EVENT_LIMIT | NvmeStatus.DO_NOT_RETRY, 0);
                 }
+                if (controller.eventPending && reportsNamespaceNotices(controller)) {
+                    controller.eventPending = false;
+                    return answer(queue, receiveIndex, commandId, NvmeStatus.SUCCESS, NvmeFeature.EVENT_NAMESPACE_ATTRIBUTE_CHANGED);
+                }
                 controller.eventRequests[controller.eventRequestCount++] = commandId; // answered when an event comes
                 queue.repostReceive(receiveIndex);
                 return true;
@@ -640,8 +655,36 @@ final class NvmeFrontEnd implements FrontEnd {
         // NVMe has no task management that drops a command without a completion: nothing to give back
     }
 
+    private static boolean reportsNamespaceNotices(final NvmeController controller) {
+        return (controller.asyncEventConfiguration & NvmeFeature.NAMESPACE_ATTRIBUTE_NOTICES) != 0;
+    }
+
+    /** Completes the oldest outstanding Asynchronous Event Request of {@code controller} with {@code result}. */
+    private void completeEventRequest(final NvmeController controller, final long result) {
+        final CommandSlot slot = slots.take();
+        final NvmeQueue queue = controller.adminQueue;
+        queue.addOutstanding();
+        slot.takeMessage(queue, controller.eventRequests[0]);
+        controller.eventRequestCount--;
+        System.arraycopy(controller.eventRequests, 1, controller.eventRequests, 0, controller.eventRequestCount);
+        slot.sendMessage(responses[slot.index()].write(slot, NvmeStatus.SUCCESS, result));
+    }
+
     @Override
     public void tick(final long now, final boolean stopping) {
+        final boolean changed = namespacesChanged.getAndSet(false);
+        for (final NvmeController controller : live) {
+            if (changed && !controller.isDiscovery()) {
+                controller.namespacesChanged = true;
+                controller.eventPending = true;
+            }
+            if (controller.eventPending && controller.eventRequestCount > 0 && reportsNamespaceNotices(controller)
+                    && !controller.ending && slots.hasFree()) {
+                controller.eventPending = false;
+                completeEventRequest(controller, NvmeFeature.EVENT_NAMESPACE_ATTRIBUTE_CHANGED);
+                LOG.info("{}: its namespaces changed: Asynchronous Event (Namespace Attribute Changed) sent", controller);
+            }
+        }
         for (int i = live.size() - 1; i >= 0; i--) {
             final NvmeController controller = live.get(i);
             final boolean adminGone = controller.adminQueue.closing();

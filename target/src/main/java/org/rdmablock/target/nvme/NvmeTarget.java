@@ -123,6 +123,17 @@ public final class NvmeTarget implements AutoCloseable {
         return d == null ? "no pipeline" : "free slots " + d.pipeline().freeSlots() + ", data chunks in use " + d.pipeline().dataChunksInUse();
     }
 
+    /**
+     * The namespaces changed (a reload or the management socket added, removed or resized a LUN): each host's
+     * controller gets an Asynchronous Event (Namespace Attribute Changed), and rescans. Any thread.
+     */
+    public void namespacesChanged() {
+        final DeviceResources d = device;
+        if (d != null) {
+            ((NvmeFrontEnd) d.pipeline().frontEnd()).namespacesChanged();
+        }
+    }
+
     private void connect(final ConnectionId request) {
         final NvmeQueue queue = admit(request);
         if (queue != null) {

@@ -1,5 +1,7 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.fakes.FakeVerbs;
+
 import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;

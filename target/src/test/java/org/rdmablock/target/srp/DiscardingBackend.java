@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
  * the data (reads return whatever the buffer holds, writes are dropped), so that only the pipeline is measured. The
  * daemon's {@code null} LUN ({@link org.rdmablock.target.backend.NullBackend}) zero-fills reads.
  */
-record DiscardingBackend(long sizeBytes, boolean supportsUnmap, boolean unmapReadsZeroes) implements BlockBackend {
-    DiscardingBackend(final long sizeBytes) {
+public record DiscardingBackend(long sizeBytes, boolean supportsUnmap, boolean unmapReadsZeroes) implements BlockBackend {
+    public DiscardingBackend(final long sizeBytes) {
         this(sizeBytes, true, false);
     }
 

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * channel's session's counters and latency recorders): the test checks that every command was.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
-class PipelineAllocationTest {
+public class PipelineAllocationTest {
     static final int WARMUP = 300_000;
     static final int MEASURED = 1_000_000;
     /** Bytes tolerated over the whole measured run for one-time things (a deoptimisation, a lazy JDK init). */
@@ -87,7 +87,8 @@ class PipelineAllocationTest {
         }
     }
 
-    private static void measure(final PipelineHarness harness, final PipelineHarness.Mix mix) {
+    /** Runs {@code mix} through {@code harness}: nothing allocated per command, every command recorded. */
+    public static void measure(final PipelineHarness harness, final PipelineHarness.Mix mix) {
         harness.mix(mix);
         harness.run(WARMUP);
         final long[] threads = harness.commandThreadIds();

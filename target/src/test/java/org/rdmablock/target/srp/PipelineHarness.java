@@ -1,12 +1,17 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.fakes.FakeVerbs;
+
 import org.HdrHistogram.Histogram;
 import org.rdmablock.protocol.scsi.BlockBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.InitiatorPortId;
+import org.rdmablock.target.core.Channel;
 import org.rdmablock.target.core.ChannelTable;
+import org.rdmablock.target.core.FrontEnd;
+import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.target.core.CommandPipeline;
 import org.rdmablock.target.core.DeviceResources;
 import org.rdmablock.target.core.WorkRequestIds;
@@ -33,31 +38,104 @@ import static org.rdmablock.target.Waiting.waitUpTo;
  * response. The pipeline records every command into {@link #statistics} (LUN 0 served, one session per channel), as
  * the target's does. Nothing here allocates per command.
  */
-final class PipelineHarness implements AutoCloseable {
+public final class PipelineHarness implements AutoCloseable {
     /** The commands sent, 4 KiB each. */
-    enum Mix {
+    public enum Mix {
         READ, WRITE, WRITE_IMMEDIATE,
         /** Half READ, half WRITE (RDMA READ data-out), in random order. */
         MIXED
     }
 
+    /** How a command moves its data: by the target's RDMA WRITE, its RDMA READ, or inside the request. */
+    public enum Command {
+        READ, WRITE, WRITE_IMMEDIATE
+    }
+
+    /**
+     * What the harness needs of a protocol: its front end, its channels over the fake queue pairs, its requests
+     * (written once per receive buffer, then re-aimed per command: tag and LBA) and how its responses read.
+     */
+    public interface Protocol {
+        FrontEnd.Factory frontEnds();
+
+        /** Receive buffers a channel of {@code queueDepth} requests posts. */
+        int receiveCount(int queueDepth);
+
+        /** Channel {@code c} over {@code queuePair}, serving {@code units}, counted into {@code statistics}. */
+        Channel channel(int c, QueuePair queuePair, LogicalUnitTable units, int queueDepth, TargetStatistics statistics);
+
+        /** Bytes of a receive buffer. */
+        int receiveLength();
+
+        /** Writes a request of {@code command} for {@link #IO_BYTES} into {@code out}; returns its length. */
+        int template(Command command, MemorySegment out);
+
+        /** Sets the tag and the LBA of the request at {@code at}. */
+        void aim(MemorySegment buffer, long at, int tag, long lba);
+
+        FakeVerbs.Responses responses();
+    }
+
+    /** SRP: SRP_CMD IUs ({@link CommandIus}) on {@link SrpChannel}s with immediate data, SRP_RSP back. */
+    public static final Protocol SRP = new Protocol() {
+        @Override
+        public FrontEnd.Factory frontEnds() {
+            return core -> new SrpFrontEnd(core, NO_TIMEOUTS);
+        }
+
+        @Override
+        public int receiveCount(final int queueDepth) {
+            return queueDepth + SrpChannel.SPARE_RECEIVES;
+        }
+
+        @Override
+        public int receiveLength() {
+            return IU_LENGTH;
+        }
+
+        @Override
+        public Channel channel(final int c, final QueuePair queuePair, final LogicalUnitTable units, final int queueDepth,
+                               final TargetStatistics statistics) {
+            final InitiatorPortId initiator = new InitiatorPortId(1, c);
+            return new SrpChannel(c, null, queuePair, initiator, units, queueDepth, IU_LENGTH, IU_LENGTH, IMMEDIATE_OFFSET,
+                    SrpTarget.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
+        }
+
+        @Override
+        public int template(final Command command, final MemorySegment out) {
+            return CommandIus.write(out, 0, CommandIus.Kind.valueOf(command.name()), IO_BYTES, BLOCK_SIZE, 0x7f00_0000_0000L,
+                    0x1234, IMMEDIATE_OFFSET);
+        }
+
+        @Override
+        public void aim(final MemorySegment buffer, final long at, final int tag, final long lba) {
+            CommandIus.aim(buffer, at, tag, lba);
+        }
+
+        @Override
+        public FakeVerbs.Responses responses() {
+            return FakeVerbs.SRP;
+        }
+    };
+
     /** No command or idle limit: the harness's tests drive time themselves. */
-    static final org.rdmablock.target.core.Timeouts NO_TIMEOUTS = new org.rdmablock.target.core.Timeouts(
+    public static final org.rdmablock.target.core.Timeouts NO_TIMEOUTS = new org.rdmablock.target.core.Timeouts(
             java.time.Duration.ZERO, java.time.Duration.ZERO);
-    static final int IO_BYTES = 4096;
-    static final int BLOCK_SIZE = 4096;
+    public static final int IO_BYTES = 4096;
+    public static final int BLOCK_SIZE = 4096;
     static final int IU_LENGTH = 8276;
     static final int IMMEDIATE_OFFSET = 68;
-    static final long DEVICE_BYTES = 1L << 40;
+    public static final long DEVICE_BYTES = 1L << 40;
     static final String THREAD_PREFIX = "srp-pipeline-";
     /** Empty polls spent spinning before this thread starts yielding (the poller's figure). */
     private static final int SPINS = 200;
 
     private final Arena arena = Arena.ofShared();
-    final CommandPipeline pipeline;
+    public final CommandPipeline pipeline;
     private final FakeVerbs.Completions completions;
     private final FakeVerbs.Pair[] queuePairs;
-    private final SrpChannel[] channels;
+    private final Channel[] channels;
+    private final Protocol protocol;
     private final int queueDepth;
     private final int receiveCount;
     /** Injection time by tag; tags are the initiator's: channel × queueDepth + command number within the channel. */
@@ -67,12 +145,12 @@ final class PipelineHarness implements AutoCloseable {
     private final int[] inFlight;
     /** The kind of IU each receive buffer holds now (ordinal + 1), so that only tag and LBA change when it repeats. */
     private final byte[] bufferKind;
-    private final MemorySegment[] templates = new MemorySegment[CommandIus.Kind.values().length];
+    private final MemorySegment[] templates = new MemorySegment[Command.values().length];
     private final int[] templateLength = new int[templates.length];
     private final List<Thread> pipelineThreads;
     final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     /** What the pipeline counted. */
-    final TargetStatistics statistics = new TargetStatistics();
+    public final TargetStatistics statistics = new TargetStatistics();
     private Mix mix = Mix.READ;
     /** Idle time before each new command (after the last response), so that the stages go to sleep between them. */
     private long gapNanos;
@@ -83,20 +161,26 @@ final class PipelineHarness implements AutoCloseable {
     private int nextChannel;
     private int burst = 1;
     /** Commands answered, work requests posted by the pipeline, responses whose status was not GOOD. */
-    long completed;
-    long posts;
-    long failed;
+    public long completed;
+    public long posts;
+    public long failed;
 
     PipelineHarness(final int channelCount, final int queueDepth, final int backendThreads, final BlockBackend backend) {
-        this(channelCount, queueDepth, backendThreads, backend, false);
+        this(SRP, channelCount, queueDepth, backendThreads, backend, false);
+    }
+
+    PipelineHarness(final int channelCount, final int queueDepth, final int backendThreads, final BlockBackend backend,
+                    final boolean inPlace) {
+        this(SRP, channelCount, queueDepth, backendThreads, backend, inPlace);
     }
 
     /** @param inPlace serve an {@code InPlaceStorage} backend in place, as the target does on the soft provider */
-    PipelineHarness(final int channelCount, final int queueDepth, final int backendThreads, final BlockBackend backend,
-                    final boolean inPlace) {
+    public PipelineHarness(final Protocol protocol, final int channelCount, final int queueDepth, final int backendThreads,
+                           final BlockBackend backend, final boolean inPlace) {
+        this.protocol = protocol;
         this.deviceBlocks = backend.sizeBytes() / BLOCK_SIZE;
         this.queueDepth = queueDepth;
-        this.receiveCount = queueDepth + SrpChannel.SPARE_RECEIVES;
+        this.receiveCount = protocol.receiveCount(queueDepth);
         final int commands = channelCount * queueDepth;
         final int ringSize = Math.max(1024, Integer.highestOneBit(commands * 4 - 1) << 1);
         completions = new FakeVerbs.Completions(ringSize * 2);
@@ -114,37 +198,34 @@ final class PipelineHarness implements AutoCloseable {
         statistics.lunsServed(List.of(0));
         final ChannelTable table = new ChannelTable(channelCount, false);
         pipeline = new CommandPipeline(pd, ringSize, DeviceResources.MIN_DATA_BYTES, 1 << 20, ringSize, backendThreads, 0, table,
-                NO_TIMEOUTS, null, statistics, false, inPlace, core -> new SrpFrontEnd(core, NO_TIMEOUTS));
+                NO_TIMEOUTS, null, statistics, false, inPlace, protocol.frontEnds());
         final Set<Thread> started = threadsNamed(THREAD_PREFIX);
         started.removeAll(before);
         pipelineThreads = List.copyOf(started);
         final LogicalUnitTable units = units(backend);
         queuePairs = new FakeVerbs.Pair[channelCount];
-        channels = new SrpChannel[channelCount];
+        channels = new Channel[channelCount];
         for (int c = 0; c < channelCount; c++) {
-            queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt);
-            final InitiatorPortId initiator = new InitiatorPortId(1, c);
-            channels[c] = new SrpChannel(c, null, queuePairs[c], initiator, units, queueDepth, IU_LENGTH,
-                    IU_LENGTH, IMMEDIATE_OFFSET, SrpTarget.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
+            queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt, protocol.responses());
+            channels[c] = protocol.channel(c, queuePairs[c], units, queueDepth, statistics);
             channels[c].postAllReceives();
             table.enter(channels[c]);
         }
-        for (final CommandIus.Kind kind : CommandIus.Kind.values()) {
-            templates[kind.ordinal()] = arena.allocate(IU_LENGTH, 8);
-            templateLength[kind.ordinal()] = CommandIus.write(templates[kind.ordinal()], 0, kind, IO_BYTES, BLOCK_SIZE,
-                    0x7f00_0000_0000L, 0x1234, IMMEDIATE_OFFSET);
+        for (final Command command : Command.values()) {
+            templates[command.ordinal()] = arena.allocate(protocol.receiveLength(), 8);
+            templateLength[command.ordinal()] = protocol.template(command, templates[command.ordinal()]);
         }
     }
 
     /** LUN 0 of {@link #BLOCK_SIZE}-byte blocks over {@code backend}, taking commands of up to 1 MiB. */
-    static LogicalUnitTable units(final BlockBackend backend) {
+    public static LogicalUnitTable units(final BlockBackend backend) {
         final LogicalUnitTable units = new LogicalUnitTable();
         units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("bench").blockSize(BLOCK_SIZE)
                 .maxTransferBytes(1 << 20).build(), backend));
         return units;
     }
 
-    void mix(final Mix commands) {
+    public void mix(final Mix commands) {
         this.mix = commands;
     }
 
@@ -154,7 +235,7 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     /** The pipeline's stage threads (intake first, then the backend threads, as the Disruptor started them). */
-    List<Thread> pipelineThreads() {
+    public List<Thread> pipelineThreads() {
         return pipelineThreads;
     }
 
@@ -162,12 +243,12 @@ final class PipelineHarness implements AutoCloseable {
      * IUs each channel may get per cycle (default 1): more makes a cycle's work hold several commands of one channel,
      * as a poll batch does under load.
      */
-    void burst(final int ius) {
+    public void burst(final int ius) {
         this.burst = ius;
     }
 
     /** Calls to postSend on channel {@code c}'s queue pair. */
-    long postCalls(final int c) {
+    public long postCalls(final int c) {
         return queuePairs[c].posts().calls.get();
     }
 
@@ -177,7 +258,7 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     /** Runs until {@code commands} more responses were posted; commands stay in flight across calls. */
-    void run(final long commands) {
+    public void run(final long commands) {
         final long goal = completed + commands;
         int idle = 0;
         while (completed < goal) {
@@ -210,7 +291,7 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     /** Waits until no command is in flight, publishing and posting meanwhile as the poller would. */
-    void drain() {
+    public void drain() {
         waitUpTo(Duration.ofSeconds(10), "every command in flight answered").until(() -> {
             reap();
             pipeline.flushPosts();
@@ -286,7 +367,7 @@ final class PipelineHarness implements AutoCloseable {
             if (index < 0) {
                 continue;
             }
-            final CommandIus.Kind kind = nextKind();
+            final Command kind = nextKind();
             final int buffer = c * receiveCount + index;
             final MemorySegment buffers = channels[c].receiveSegment();
             final long at = channels[c].receiveOffset(index);
@@ -295,7 +376,7 @@ final class PipelineHarness implements AutoCloseable {
                 bufferKind[buffer] = (byte) (kind.ordinal() + 1);
             }
             final int tag = c * queueDepth + freeTags[c][inFlight[c]++];
-            CommandIus.aim(buffers, at, tag, (nextRandom() >>> 1) % deviceBlocks);
+            protocol.aim(buffers, at, tag, (nextRandom() >>> 1) % deviceBlocks);
             injectedAt[tag] = System.nanoTime();
             pipeline.publish(WorkRequestIds.RECEIVE, c, index, templateLength[kind.ordinal()], 0);
             any = true;
@@ -303,12 +384,12 @@ final class PipelineHarness implements AutoCloseable {
         return any;
     }
 
-    private CommandIus.Kind nextKind() {
+    private Command nextKind() {
         return switch (mix) {
-            case READ -> CommandIus.Kind.READ;
-            case WRITE -> CommandIus.Kind.WRITE;
-            case WRITE_IMMEDIATE -> CommandIus.Kind.WRITE_IMMEDIATE;
-            case MIXED -> (nextRandom() & 1) == 0 ? CommandIus.Kind.READ : CommandIus.Kind.WRITE;
+            case READ -> Command.READ;
+            case WRITE -> Command.WRITE;
+            case WRITE_IMMEDIATE -> Command.WRITE_IMMEDIATE;
+            case MIXED -> (nextRandom() & 1) == 0 ? Command.READ : Command.WRITE;
         };
     }
 
@@ -352,7 +433,7 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     /** Thread ids of the caller and the pipeline's stages: every thread a command runs on. */
-    long[] commandThreadIds() {
+    public long[] commandThreadIds() {
         final List<Thread> all = new ArrayList<>(pipelineThreads);
         all.addFirst(Thread.currentThread());
         return all.stream().mapToLong(Thread::threadId).toArray();

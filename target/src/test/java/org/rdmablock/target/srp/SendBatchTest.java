@@ -1,5 +1,7 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.fakes.FakeVerbs;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

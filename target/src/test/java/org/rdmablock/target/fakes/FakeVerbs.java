@@ -1,4 +1,4 @@
-package org.rdmablock.target.srp;
+package org.rdmablock.target.fakes;
 
 import org.rdmablock.protocol.srp.SrpInformationUnit;
 import org.rdmablock.protocol.srp.SrpResponse;
@@ -35,8 +35,30 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * receive puts its index on the QP's {@link Receives} ring, for the test's "initiator" to send an IU into. Posting
  * and polling allocate nothing.
  */
-final class FakeVerbs {
+public final class FakeVerbs {
     private static final ValueLayout.OfLong TAG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.nativeOrder());
+
+    /** How a protocol's response says which request it answers and whether it succeeded. */
+    public interface Responses {
+        /** The tag of the response at {@code at} of {@code segment}: the request's, as the harness numbered it. */
+        long tag(MemorySegment segment, long at);
+
+        /** Whether the response reports success. */
+        boolean good(MemorySegment segment, long at);
+    }
+
+    /** SRP_RSP: the tag (as the harness wrote it, native order) and a GOOD status. */
+    public static final Responses SRP = new Responses() {
+        @Override
+        public long tag(final MemorySegment segment, final long at) {
+            return segment.get(TAG, at + SrpInformationUnit.TAG_OFFSET);
+        }
+
+        @Override
+        public boolean good(final MemorySegment segment, final long at) {
+            return segment.get(ValueLayout.JAVA_BYTE, at + SrpResponse.STATUS_OFFSET) == 0;
+        }
+    };
 
     private FakeVerbs() {
     }
@@ -45,8 +67,8 @@ final class FakeVerbs {
      * A protection domain that registers by remembering; lkey = rkey = the region's index. Makes nothing else: the
      * pipeline only registers memory.
      */
-    record Domain(Region[] regions, AtomicInteger registered, DeviceContext context) implements ProtectionDomain {
-        Domain() {
+    public record Domain(Region[] regions, AtomicInteger registered, DeviceContext context) implements ProtectionDomain {
+        public Domain() {
             this(new Region[1024], new AtomicInteger(), null);
         }
 
@@ -58,7 +80,7 @@ final class FakeVerbs {
         }
 
         /** The region with key {@code key} (any thread: regions are made before the pipeline runs). */
-        Region region(final int key) {
+        public Region region(final int key) {
             return regions[key];
         }
 
@@ -92,7 +114,7 @@ final class FakeVerbs {
     }
 
     /** Registered memory that is just the segment. */
-    record Region(Domain protectionDomain, MemorySegment segment, long address, long length, int lkey, int rkey, int access)
+    public record Region(Domain protectionDomain, MemorySegment segment, long address, long length, int lkey, int rkey, int access)
             implements MemoryRegion {
         @Override
         public void close() {
@@ -105,7 +127,7 @@ final class FakeVerbs {
      * a work request id, the tag of the response (-1 for a READ), the nanoseconds from the IU's injection to the
      * response's post (-1 when its status is not GOOD) and the number of work requests the chain posted.
      */
-    static final class Completions {
+    public static final class Completions {
         private final long[] ids;
         private final long[] tags;
         private final long[] values;
@@ -115,12 +137,12 @@ final class FakeVerbs {
         private final int mask;
         private long head;
         // what the last poll took
-        long id;
-        long tag;
-        long value;
-        int chainLength;
+        public long id;
+        public long tag;
+        public long value;
+        public int chainLength;
 
-        Completions(final int capacity) {
+        public Completions(final int capacity) {
             final int size = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
             ids = new long[size];
             tags = new long[size];
@@ -133,7 +155,7 @@ final class FakeVerbs {
             mask = size - 1;
         }
 
-        void offer(final long wrId, final long responseTag, final long nanos, final int chain) {
+        public void offer(final long wrId, final long responseTag, final long nanos, final int chain) {
             long at;
             while (true) {
                 at = tail.get();
@@ -154,7 +176,7 @@ final class FakeVerbs {
         }
 
         /** Takes the oldest completion into {@link #id}, {@link #tag}, {@link #value}, {@link #chainLength}; false when none. */
-        boolean poll() {
+        public boolean poll() {
             final int cell = (int) head & mask;
             if (sequences.get(cell) != head + 1) {
                 return false;
@@ -170,25 +192,25 @@ final class FakeVerbs {
     }
 
     /** Receive indexes posted and not yet consumed, in posting order: one producer (the intake), one consumer. */
-    static final class Receives {
+    public static final class Receives {
         private final int[] indexes;
         private final int mask;
         private final AtomicLong tail = new AtomicLong();
         private long head;
 
-        Receives(final int capacity) {
+        public Receives(final int capacity) {
             indexes = new int[Integer.highestOneBit(Math.max(2, capacity - 1)) << 1];
             mask = indexes.length - 1;
         }
 
-        void add(final int index) {
+        public void add(final int index) {
             final long at = tail.get();
             indexes[(int) at & mask] = index;
             tail.lazySet(at + 1);
         }
 
         /** The oldest posted receive index, or -1. */
-        int take() {
+        public int take() {
             if (head == tail.get()) {
                 return -1;
             }
@@ -197,28 +219,34 @@ final class FakeVerbs {
     }
 
     /** What a {@link Pair} was asked to post: calls to postSend, and a refusal the test may arm. */
-    static final class Posts {
+    public static final class Posts {
         /** Calls to {@code postSend} (chains posted, whatever their length). */
-        final AtomicLong calls = new AtomicLong();
+        public final AtomicLong calls = new AtomicLong();
         /**
          * When 0 or more: the next post of a longer chain accepts this many requests at its head and refuses the rest
          * (as a device whose send queue filled part way); then -1 again.
          */
-        volatile int refuseAfter = -1;
+        public volatile int refuseAfter = -1;
         /** The length of the chain that refusal cut. */
-        volatile int refusedChainLength;
+        public volatile int refusedChainLength;
     }
 
     /**
      * A QP that sends nothing. {@code injectedAt} maps an IU's tag to its injection time, so that the SEND of the
      * response records the latency from injection to response post.
      */
-    record Pair(Domain protectionDomain, int qpNum, Completions completions, Receives receives, long[] injectedAt,
-                Posts posts, QueuePairType type, QueuePairState state, QueuePairCapabilities capabilities,
+    public record Pair(Domain protectionDomain, int qpNum, Completions completions, Receives receives, long[] injectedAt,
+                Posts posts, Responses responses, QueuePairType type, QueuePairState state, QueuePairCapabilities capabilities,
                 CompletionQueue sendCompletionQueue, CompletionQueue receiveCompletionQueue,
                 SharedReceiveQueue sharedReceiveQueue) implements QueuePair {
-        Pair(final Domain pd, final int qpn, final Completions completions, final int receiveCount, final long[] injectedAt) {
-            this(pd, qpn, completions, new Receives(receiveCount), injectedAt, new Posts(), QueuePairType.RC,
+        /** A pair whose responses are SRP's. */
+        public Pair(final Domain pd, final int qpn, final Completions completions, final int receiveCount, final long[] injectedAt) {
+            this(pd, qpn, completions, receiveCount, injectedAt, SRP);
+        }
+
+        public Pair(final Domain pd, final int qpn, final Completions completions, final int receiveCount, final long[] injectedAt,
+                    final Responses responses) {
+            this(pd, qpn, completions, new Receives(receiveCount), injectedAt, new Posts(), responses, QueuePairType.RC,
                     QueuePairState.RTS, null, null, null, null);
         }
 
@@ -268,8 +296,8 @@ final class FakeVerbs {
                 if (wr.opcode() == SendOpcode.SEND) {
                     final Region response = protectionDomain.region(wr.sgl().lkey(0));
                     final long at = wr.sgl().address(0) - response.address();
-                    final long tag = response.segment().get(TAG, at + SrpInformationUnit.TAG_OFFSET);
-                    final boolean good = response.segment().get(ValueLayout.JAVA_BYTE, at + SrpResponse.STATUS_OFFSET) == 0;
+                    final long tag = responses.tag(response.segment(), at);
+                    final boolean good = responses.good(response.segment(), at);
                     completions.offer(wr.wrId(), tag, good ? System.nanoTime() - injectedAt[(int) tag] : -1, length);
                 } else {
                     completions.offer(wr.wrId(), -1, 0, length);
