@@ -3,8 +3,11 @@
 # native provider over rxe0 (192.0.2.15:4420), SRP listening beside it: nvme discover lists the subsystem, nvme
 # connect brings its namespaces up as /dev/nvmeXnY (a memory LUN with 512-byte blocks, a file LUN with 4096-byte
 # ones), id-ctrl and id-ns say what the config says, fio verifies 4 KiB random and 1 MiB sequential writes read back,
-# a discarded range reads zeroes, nvme flush answers, the data is still there after a disconnect and a connect again,
-# and after the daemon is killed (SIGKILL) and started again under the connected host, which reconnects by itself.
+# a discarded range reads zeroes, nvme flush answers, a namespace resized through the management socket shows its new
+# size without a rescan (the Asynchronous Event makes the host rescan), the data is still there after a disconnect and a
+# connect again,
+# and after the daemon is killed (SIGKILL) and started again under the connected host, which reconnects by itself;
+# ib_srp logs in to the same daemon meanwhile, and fio verifies writes through SRP and NVMe at once (one pipeline).
 # Then Linux's own nvmet-rdma (configfs, a 64 MiB brd ramdisk) beside it in the same boot: compare-lib.sh's fio jobs
 # on both ($OUT/nvme-compare.md; goal: 0.8 of nvmet-rdma on the 4 KiB rows, 1.0 on the 1 MiB rows). Runs while rxe
 # is up; leaves the host disconnected, nvmet down and the daemon stopped. The daemon's log is $OUT/nvme-target.log,
@@ -27,6 +30,7 @@ nvme_config() {
     printf '[listen]\nprovider = "native"\naddress = "%s"\nport = 5557\n' $NVME_ADDR
     printf '[pipeline]\ncompletions = "event"\nbackend_threads = 0\nblocking_threads = 0\n'
     printf '[nvme]\nsubsystem = "%s"\nport = %d\nserial = "RDMABLOCK-QEMU"\n' $NVME_NQN $NVME_PORT
+    printf '[admin]\nsocket = "%s/admin.sock"\n' $NVME_DIR
     local l n b bs
     for l in $NVME_LUNS; do
       IFS=: read -r n b bs <<< "$l"
@@ -153,6 +157,25 @@ nvme_discard() (
   done
 )
 
+# namespace 2 (file LUN 1) grown and shrunk back through the management socket: the host sees each new size by itself
+# (Namespace Attribute Changed, then its rescan), and the pattern reads back
+nvme_resize() (
+  set -eo pipefail
+  local dev i size
+  dev=$(nvme_dev 2)
+  for size in $((NVME_SIZE_MIB * 2)) $NVME_SIZE_MIB; do
+    $JAVA -cp "$NVME_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $NVME_DIR/admin.sock \
+      lun resize 1 ${size}MiB --force
+    for i in $(seq 1 40); do [ "$(blockdev --getsize64 $dev)" = $((size * 1048576)) ] && break; sleep 0.5; done
+    [ "$(blockdev --getsize64 $dev)" = $((size * 1048576)) ] \
+      || { echo "$dev: $(blockdev --getsize64 $dev) bytes 20 s after the resize to $size MiB"; exit 1; }
+    echo "namespace 2 ($dev): $size MiB, seen by the host without a rescan"
+  done
+  dd if=$dev of=$NVME_DIR/back-2 bs=1M count=4 iflag=direct status=none
+  cmp $NVME_DIR/pattern-2 $NVME_DIR/back-2
+  grep -q 'Namespace Attribute Changed' $NVME_LOG || { echo "the daemon logged no Asynchronous Event"; exit 1; }
+)
+
 # nvme disconnect, then connect again: every namespace's pattern reads back
 nvme_reconnect() (
   set -eo pipefail
@@ -167,6 +190,35 @@ nvme_reconnect() (
     cmp $NVME_DIR/pattern-$n $NVME_DIR/back-$n
     echo "namespace $n: 4 MiB read back equal after a disconnect and a connect"
   done
+)
+
+# Linux's ib_srp logged in to the same daemon (its SRP front end, on the same pipeline as the NVMe one): fio verifies
+# writes on LUN 1 through SRP and on namespace 1 (LUN 0) through NVMe at the same time; then ib_srp logs out
+nvme_srp_beside() (
+  set -eo pipefail
+  local gid0 g line d h sd="" i srp nvm
+  modprobe sd_mod; modprobe ib_srp
+  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
+  line=$(grep -o 'echo id_ext=[^ ]*' $NVME_LOG | tail -1 | sed 's/^echo //')
+  echo "$line,initiator_ext=${g:0:16},src=$NVME_ADDR" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  for i in $(seq 1 120); do
+    for d in /sys/block/sd*; do
+      [ "$(tr -d ' ' < $d/device/vendor 2>/dev/null)" = RDMABLK ] || continue
+      h=$(basename "$(readlink -f $d/device)"); [ "${h##*:}" = 1 ] && sd=/dev/$(basename $d)
+    done
+    [ -n "$sd" ] && break; sleep 0.5
+  done
+  [ -b "$sd" ] || { echo "ib_srp's disk of LUN 1 did not appear"; exit 1; }
+  fio --name=srp-lun1 --filename=$sd --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 --offset=40m \
+    --size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 --output=$NVME_DIR/fio-srp.out & srp=$!
+  fio --name=nvme-ns1 --filename=$(nvme_dev 1) --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
+    --offset=8m --size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 --output=$NVME_DIR/fio-nvme.out &
+  nvm=$!
+  wait $srp || { cat $NVME_DIR/fio-srp.out; echo "fio through ib_srp failed"; exit 1; }
+  wait $nvm || { cat $NVME_DIR/fio-nvme.out; echo "fio through nvme-rdma failed"; exit 1; }
+  grep -h 'IOPS=' $NVME_DIR/fio-srp.out $NVME_DIR/fio-nvme.out
+  for d in /sys/class/srp_remote_ports/*; do [ -e $d/delete ] && echo 1 > $d/delete; done
+  echo "LUN 1 through ib_srp ($sd) and namespace 1 through nvme-rdma: fio verified 8 MiB each, at the same time"
 )
 
 # the daemon killed (SIGKILL) under the connected host and started again: the host reconnects by itself (its
@@ -240,7 +292,9 @@ step nvme_rdma_up nvme_up
 step nvme_rdma_identity nvme_identity
 step nvme_rdma_fio nvme_fio
 step nvme_rdma_discard nvme_discard
+step nvme_rdma_resize nvme_resize
 step nvme_rdma_reconnect nvme_reconnect
+step nvme_srp_beside nvme_srp_beside
 step nvme_rdma_restart_kill nvme_restart
 step nvmet_rdma_up nvmet_up
 step nvme_compare compare_run nvme-compare nvmet "Linux nvmet-rdma, brd ramdisk" 0.8 1.0

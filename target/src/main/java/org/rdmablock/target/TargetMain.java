@@ -11,6 +11,7 @@ import org.rdmablock.target.config.TargetConfigReader;
 import org.rdmablock.target.metrics.PrometheusEndpoint;
 import org.rdmablock.target.metrics.SummaryLine;
 import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.nvme.NvmeTarget;
 import org.rdmablock.target.srp.SrpTarget;
 import org.rdmablock.target.config.NvmeConfig;
@@ -66,6 +67,8 @@ public final class TargetMain implements Callable<Integer> {
     private volatile AdminEndpoint admin;
     /** The NVMe over Fabrics front end, when the config has a subsystem. */
     private volatile NvmeTarget nvme;
+    /** The device and pipeline the front ends share. */
+    private volatile TargetDevice devices;
     /**
      * Whether SIGTERM and SIGINT stop the daemon as {@link #stop()} does, so that it exits 0 (the JVM's own handling
      * would exit 143 or 130, which systemd reads as a failure): set by {@link #main} only, since a handler outlives the
@@ -129,32 +132,40 @@ public final class TargetMain implements Callable<Integer> {
             err.println("cannot serve the metrics on " + cfg.metrics().host() + ":" + cfg.metrics().port() + ": " + e);
             return EXIT_START;
         }
+        // SRP and (with a subsystem) NVMe over Fabrics on one device and one pipeline
+        final TargetDevice devices;
         final SrpTarget target;
         try {
-            target = SrpTarget.start(cfg, inventory::unitsFor, statistics);
+            devices = TargetDevice.open(cfg, statistics);
         } catch (RuntimeException e) {
-            if (endpoint != null) {
-                endpoint.close();
-            }
-            inventory.close();
+            closeOnFailure(endpoint, inventory);
+            err.println("cannot start the target on " + cfg.listen().provider() + " " + cfg.listen().address() + ":"
+                    + cfg.listen().port() + ": " + e.getMessage());
+            return EXIT_START;
+        }
+        try {
+            target = SrpTarget.start(devices, inventory::unitsFor, statistics);
+        } catch (RuntimeException e) {
+            devices.close();
+            closeOnFailure(endpoint, inventory);
             err.println("cannot start the target on " + cfg.listen().provider() + " " + cfg.listen().address() + ":"
                     + cfg.listen().port() + ": " + e.getMessage());
             return EXIT_START;
         }
         if (cfg.nvme().enabled()) {
             try {
-                nvme = NvmeTarget.start(cfg, cfg.nvme(), inventory.unitsFor(NvmeTarget.NVME_HOSTS), statistics);
+                nvme = NvmeTarget.start(devices, cfg.nvme(), inventory.unitsFor(NvmeTarget.NVME_HOSTS), statistics);
             } catch (RuntimeException e) {
                 target.close();
-                if (endpoint != null) {
-                    endpoint.close();
-                }
-                inventory.close();
+                devices.close();
+                closeOnFailure(endpoint, inventory);
                 err.println("cannot start the NVMe front end on " + cfg.listen().address() + ":" + cfg.nvme().port() + ": "
                         + e.getMessage());
                 return EXIT_START;
             }
         }
+        devices.ready();
+        this.devices = devices;
         final RunningConfiguration running = new RunningConfiguration(config, cfg, inventory, target, RELOAD_QUIESCE, () -> {
             statistics.lunsServed(inventory.numbers());
             final NvmeTarget namespaces = nvme;
@@ -168,11 +179,12 @@ public final class TargetMain implements Callable<Integer> {
                         target::providerName, target::localAddress, target::targetPortId, inventory, statistics,
                         java.time.Instant.now(), running, target::logOut)));
             } catch (RuntimeException e) {
-                target.close();
-                if (endpoint != null) {
-                    endpoint.close();
+                if (nvme != null) {
+                    nvme.close();
                 }
-                inventory.close();
+                target.close();
+                devices.close();
+                closeOnFailure(endpoint, inventory);
                 err.println(e.getMessage());
                 return EXIT_START;
             }
@@ -219,6 +231,13 @@ public final class TargetMain implements Callable<Integer> {
         out.flush();
     }
 
+    private static void closeOnFailure(final PrometheusEndpoint endpoint, final LunInventory inventory) {
+        if (endpoint != null) {
+            endpoint.close();
+        }
+        inventory.close();
+    }
+
     /** Stops a running {@link #call()}, as SIGTERM does (for embedding and tests). */
     public void stop() {
         stopper.run();
@@ -242,6 +261,7 @@ public final class TargetMain implements Callable<Integer> {
                 nvme.close();
             }
             target.close();
+            devices.close(); // after both front ends stopped taking connections: every channel logged out
         } finally {
             inventory.close();
             if (endpoint != null) {

@@ -58,8 +58,11 @@ public class SlotAnswerRace {
     private final ReturnedSlots returned = new ReturnedSlots();
     private final CommandSlot slot = new CommandSlot(0, returned, RESPONSES, DESCRIPTORS);
 
+    static {
+        CHANNEL.respondsWith(new ResponseEncoder[]{ENCODER});
+    }
+
     public SlotAnswerRace() {
-        slot.encodesResponsesWith(ENCODER);
         slot.begin(CHANNEL, 1, 0);
         slot.postsThrough(backendPosts); // as the intake stage hands it to a backend thread
         slot.handToBackend(0);

@@ -30,6 +30,9 @@ public class Channel {
     /** The statistics of the channel's session (its initiator's channels), written by the intake stage. */
     final SessionStats session;
 
+    /** Its front end's response encoders, by slot index: what a slot of this channel's commands answers with. */
+    private ResponseEncoder[] encoders;
+
     /** Set once the login thread's accept has returned; a disconnect asked for before then waits for it. */
     private volatile boolean accepted;
     /** Set when the target ends the channel; {@link #disconnectIssued} makes the disconnect go once. */
@@ -71,6 +74,19 @@ public class Channel {
 
     public int id() {
         return id;
+    }
+
+    /**
+     * The response encoders of the front end that serves this channel, one per slot (its flyweights are the slot's):
+     * set by the login thread before the channel is entered in the table.
+     */
+    public void respondsWith(final ResponseEncoder[] perSlot) {
+        encoders = perSlot;
+    }
+
+    /** The encoder of slot {@code index}'s responses on this channel. */
+    ResponseEncoder encoder(final int index) {
+        return encoders[index];
     }
 
     public InitiatorPortId initiator() {

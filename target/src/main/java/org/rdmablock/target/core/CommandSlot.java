@@ -15,7 +15,7 @@ import java.lang.foreign.MemorySegment;
  * initiator's descriptors ({@link DataDescriptor}s, copied out of its request), the RDMA READ chain that fetches
  * data-out, the RDMA WRITE chain that delivers data-in and the SEND of the response, whose buffer is this slot's part
  * of the response region. It moves data and posts; what the response says is the front end's
- * ({@link ResponseEncoder}, given once), and so is how a request fills the slot ({@code SrpCommandLoader}).
+ * ({@link ResponseEncoder}, its channel's for this slot), and so is how a request fills the slot ({@code SrpCommandLoader}).
  *
  * <p>Life: the intake stage takes a free slot for an IU, fills it and either posts the data-out
  * READs or hands it to a backend thread; the backend thread executes the command and, in {@link #completed}, posts
@@ -78,8 +78,6 @@ public final class CommandSlot implements ScsiCompletion {
     private final SendWorkRequest responseSend = new SendWorkRequest(1);
     private final SendWorkRequest[] transfers = new SendWorkRequest[TRANSFERS_PER_ROUND];
     private final DataDescriptor descriptor = new DataDescriptor();
-    /** What the front end's responses say; given once, after the slot is made. */
-    private ResponseEncoder encoder;
 
     Channel channel;
     long tag;
@@ -243,11 +241,6 @@ public final class CommandSlot implements ScsiCompletion {
         posts = poster;
     }
 
-    /** The front end's encoder of this slot's responses (set once, before the slot serves). */
-    public void encodesResponsesWith(final ResponseEncoder responses) {
-        encoder = responses;
-    }
-
     /** The memory of this slot's response buffer, at {@link #responseOffset()}. */
     public MemorySegment responseSegment() {
         return responses.segment();
@@ -396,7 +389,7 @@ public final class CommandSlot implements ScsiCompletion {
             backendReturned(); // the command timeout answered it meanwhile: this result goes nowhere
             return;
         }
-        prepareResponse(encoder.commandResponse(this, done));
+        prepareResponse(channel.encoder(index).commandResponse(this, done));
         dataInRemaining = descriptorCount == 0 ? 0 : done.dataInLength();
         nextDescriptor = 0;
         transferred = 0;
@@ -459,7 +452,7 @@ public final class CommandSlot implements ScsiCompletion {
         }
         posts = intakePosts; // the backend thread lost the race: it posts nothing more
         holds = 2;
-        post(prepareResponse(encoder.timeoutResponse(this)));
+        post(prepareResponse(channel.encoder(index).timeoutResponse(this)));
         return true;
     }
 

@@ -40,6 +40,15 @@ public interface FrontEnd {
     /** Any thread: whether the front end has work that only a tick brings the intake stage to. */
     boolean hasWork();
 
+    /** Whether {@code channel} is one of this front end's (several front ends may share a pipeline: {@link FrontEnds}). */
+    boolean serves(Channel channel);
+
+    /**
+     * Its response encoders, one per slot by index: what its channels answer with ({@link Channel#respondsWith}, set by
+     * its target before a channel is entered).
+     */
+    ResponseEncoder[] responseEncoders();
+
     /** Makes the front end of a pipeline from the core's parts it works with (once, as the pipeline is made). */
     @FunctionalInterface
     interface Factory {

@@ -110,6 +110,16 @@ final class NvmeFrontEnd implements FrontEnd {
     }
 
     @Override
+    public boolean serves(final Channel channel) {
+        return channel instanceof NvmeQueue;
+    }
+
+    @Override
+    public org.rdmablock.target.core.ResponseEncoder[] responseEncoders() {
+        return responses;
+    }
+
+    @Override
     public boolean received(final Channel received, final int receiveIndex, final int length, final PipelineEvent event,
                             final long arrivedNanos) {
         final NvmeQueue queue = (NvmeQueue) received; // the NVMe target enters NVMe queues only

@@ -25,7 +25,6 @@ final class NvmeResponses implements ResponseEncoder {
         final NvmeResponses[] responses = new NvmeResponses[slots.length];
         for (int i = 0; i < slots.length; i++) {
             responses[i] = new NvmeResponses();
-            slots[i].encodesResponsesWith(responses[i]);
         }
         return responses;
     }

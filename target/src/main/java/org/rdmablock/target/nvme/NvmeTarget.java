@@ -10,17 +10,15 @@ import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.core.CommandSlot;
 import org.rdmablock.target.core.DeviceResources;
 import org.rdmablock.target.core.LoginListener;
-import org.rdmablock.target.core.Timeouts;
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
-import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
-import org.rdmablock.verbs.VerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,16 +53,18 @@ public final class NvmeTarget implements AutoCloseable {
     /** Most RDMA READs in flight per queue, each way. */
     static final int MAX_READ_DEPTH = 16;
 
-    private final TargetConfig config;
     private final LogicalUnitTable units;
     private final TargetStatistics statistics;
-    private final Timeouts timeouts;
-    private final VerbsProvider provider;
+    /** The provider, the device resources and the pipeline, shared with the daemon's other front ends. */
+    private final TargetDevice devices;
+    /** Whether this target opened {@link #devices} itself (and closes it), or was given it. */
+    private final boolean ownsDevices;
     private final LoginListener connects;
     private final Listening listening;
     /** Entries an I/O queue may have: the channel credits, so an NVMe queue takes what an SRP channel does of the CQ. */
     private final int queueEntries;
-    private volatile DeviceResources device;
+    /** This target's front end on the pipeline, once the first connection made it (null until then). */
+    private volatile NvmeFrontEnd frontEnd;
 
     /** What a controller tells of where it listens: the subsystems, the address and port (discovery log entries). */
     record Listening(List<NvmeConfig.Subsystem> subsystems, String address, int port, long generation) {
@@ -79,31 +79,43 @@ public final class NvmeTarget implements AutoCloseable {
     }
 
     /**
-     * Starts listening on {@code nvme}'s port at the target's address, serving {@code units} (the LUNs NVMe hosts may
-     * use, by LUN number) as the namespaces of its subsystems.
+     * Starts listening on {@code nvme}'s port at the target's address, on a device of its own, serving {@code units}
+     * (the LUNs NVMe hosts may use, by LUN number) as the namespaces of its subsystems.
      */
     public static NvmeTarget start(final TargetConfig config, final NvmeConfig nvme, final LogicalUnitTable units,
                                    final TargetStatistics statistics) {
-        final VerbsProvider provider = VerbsProvider.load(config.listen().provider());
+        final TargetDevice devices = TargetDevice.open(config, statistics);
         try {
-            return new NvmeTarget(config, nvme, units, statistics, provider);
+            final NvmeTarget target = new NvmeTarget(devices, nvme, units, statistics, true);
+            devices.ready();
+            return target;
         } catch (RuntimeException e) {
-            provider.close();
+            devices.close();
             throw e;
         }
     }
 
-    private NvmeTarget(final TargetConfig config, final NvmeConfig nvme, final LogicalUnitTable units,
-                       final TargetStatistics statistics, final VerbsProvider provider) {
-        this.config = config.withPipelineResolved();
+    /**
+     * Starts listening on {@code devices}, which the daemon's other front ends share (its owner makes it
+     * {@link TargetDevice#ready} and closes it, after this target).
+     */
+    public static NvmeTarget start(final TargetDevice devices, final NvmeConfig nvme, final LogicalUnitTable units,
+                                   final TargetStatistics statistics) {
+        return new NvmeTarget(devices, nvme, units, statistics, false);
+    }
+
+    private NvmeTarget(final TargetDevice devices, final NvmeConfig nvme, final LogicalUnitTable units,
+                       final TargetStatistics statistics, final boolean ownsDevices) {
+        this.devices = devices;
+        this.ownsDevices = ownsDevices;
         this.units = Objects.requireNonNull(units);
         this.statistics = Objects.requireNonNull(statistics);
-        this.timeouts = new Timeouts(config.timeouts().command(), java.time.Duration.ZERO);
-        this.provider = provider;
+        final TargetConfig config = devices.config();
         this.queueEntries = config.channel().credits();
-        this.connects = new LoginListener(CONNECT_THREAD_NAME, provider.connectionManager().listen(
+        this.connects = new LoginListener(CONNECT_THREAD_NAME, devices.provider().connectionManager().listen(
                 new InetSocketAddress(config.listen().address(), nvme.port()), 64), this::connect);
         this.listening = new Listening(nvme.subsystems(), config.listen().address(), localAddress().getPort(), 1);
+        devices.addFrontEnd(core -> frontEnd = new NvmeFrontEnd(core, listening, queueEntries));
     }
 
     /** The address listened on (with the real port when 0 was configured). */
@@ -113,13 +125,13 @@ public final class NvmeTarget implements AutoCloseable {
 
     /** Queues connected now (admin and I/O). */
     public int queueCount() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? 0 : d.channels().count();
     }
 
     /** Free command slots and data chunks in use (what a leak test watches). */
     public String resourceSnapshot() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? "no pipeline" : "free slots " + d.pipeline().freeSlots() + ", data chunks in use " + d.pipeline().dataChunksInUse();
     }
 
@@ -128,9 +140,10 @@ public final class NvmeTarget implements AutoCloseable {
      * controller gets an Asynchronous Event (Namespace Attribute Changed), and rescans. Any thread.
      */
     public void namespacesChanged() {
-        final DeviceResources d = device;
-        if (d != null) {
-            ((NvmeFrontEnd) d.pipeline().frontEnd()).namespacesChanged();
+        final DeviceResources d = devices.resources();
+        final NvmeFrontEnd f = frontEnd;
+        if (f != null) {
+            f.namespacesChanged();
         }
     }
 
@@ -142,7 +155,13 @@ public final class NvmeTarget implements AutoCloseable {
     }
 
     /** Decides a queue's connect and makes its QP and receives, or rejects it (NVMe RDMA Transport 3.3's statuses). */
-    private synchronized NvmeQueue admit(final ConnectionId request) {
+    private NvmeQueue admit(final ConnectionId request) {
+        synchronized (devices) { // the device's channels are shared with the other front ends' admissions
+            return admitLocked(request);
+        }
+    }
+
+    private NvmeQueue admitLocked(final ConnectionId request) {
         final byte[] privateData = request.privateData();
         final NvmeRdmaCmRequest cm = new NvmeRdmaCmRequest().wrap(MemorySegment.ofArray(privateData), 0);
         int refusal = cm.refusal(privateData.length);
@@ -154,7 +173,7 @@ public final class NvmeTarget implements AutoCloseable {
         if (refusal == 0 && cm.queueId() > NvmeFrontEnd.MAX_IO_QUEUES) {
             refusal = NvmeRdmaCmReject.INVALID_QUEUE_ID;
         }
-        final DeviceResources d = refusal == 0 ? deviceFor(request.context()) : null;
+        final DeviceResources d = refusal == 0 ? devices.resourcesFor(request.context()) : null;
         final int channelId = d != null ? d.channels().freeId() : -1;
         if (refusal == 0 && channelId < 0) {
             refusal = NvmeRdmaCmReject.NO_RESOURCES;
@@ -181,6 +200,7 @@ public final class NvmeTarget implements AutoCloseable {
             statistics.channelLeft(session);
             throw e;
         }
+        queue.respondsWith(frontEnd.responseEncoders());
         queue.postAllReceives();
         d.channels().enter(queue);
         request.onDisconnect(id -> d.pipeline().disconnected(queue));
@@ -196,7 +216,7 @@ public final class NvmeTarget implements AutoCloseable {
         try {
             request.accept(new ConnectionParameters(reply, ird, queue.readDepth(), 7, 7));
         } catch (RuntimeException e) {
-            if (device.channels().remove(queue)) {
+            if (devices.resources().channels().remove(queue)) {
                 statistics.channelLeft(queue.session());
                 queue.release();
             }
@@ -210,25 +230,15 @@ public final class NvmeTarget implements AutoCloseable {
         return depths.peerResponderResources() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerResponderResources()) : MAX_READ_DEPTH;
     }
 
-    private DeviceResources deviceFor(final DeviceContext connectionContext) {
-        if (device == null) {
-            device = new DeviceResources(connectionContext, config, statistics, provider.registrationPinsMemory(),
-                    timeouts, core -> new NvmeFrontEnd(core, listening, queueEntries));
-        }
-        return device.context() == connectionContext ? device : null;
-    }
-
-    /** Stops listening, disconnects every queue and releases the device resources. */
+    /**
+     * Stops listening; on a device of its own, also disconnects every queue and releases the device resources (a
+     * shared device is its owner's to close, after every front end's target).
+     */
     @Override
     public void close() {
         connects.close();
-        final DeviceResources d;
-        synchronized (this) {
-            d = device;
+        if (ownsDevices) {
+            devices.close();
         }
-        if (d != null) {
-            d.close(statistics);
-        }
-        provider.close();
     }
 }

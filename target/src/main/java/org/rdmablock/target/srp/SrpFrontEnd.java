@@ -103,6 +103,16 @@ final class SrpFrontEnd implements FrontEnd {
     }
 
     @Override
+    public boolean serves(final Channel channel) {
+        return channel instanceof SrpChannel;
+    }
+
+    @Override
+    public org.rdmablock.target.core.ResponseEncoder[] responseEncoders() {
+        return responses;
+    }
+
+    @Override
     public boolean received(final Channel received, final int receiveIndex, final int length, final PipelineEvent event,
                             final long arrivedNanos) {
         final SrpChannel channel = (SrpChannel) received; // the SRP target enters SRP channels only
@@ -306,8 +316,7 @@ final class SrpFrontEnd implements FrontEnd {
 
         @Override
         public boolean cancels(final int channelId, final int receiveIndex) {
-            final SrpChannel waiter = (SrpChannel) channels.get(channelId);
-            if (waiter == null || (waiter != requester && !allInitiators)) {
+            if (!(channels.get(channelId) instanceof SrpChannel waiter) || (waiter != requester && !allInitiators)) {
                 return false;
             }
             final SrpCommand iu = header.wrap(waiter.receiveSegment(), waiter.receiveOffset(receiveIndex));
@@ -332,8 +341,9 @@ final class SrpFrontEnd implements FrontEnd {
         }
         final long idleTimeoutNanos = timeouts.idleNanos(); // one read: a configuration change may set it
         for (int i = 0; i < channels.capacity(); i++) {
-            final SrpChannel channel = (SrpChannel) channels.get(i);
-            if (channel == null || channel.closing() || channel.loggingOut() || !slots.hasFree()) {
+            // the table may hold other front ends' channels (one pipeline for SRP and NVMe): this tick is for SRP's
+            if (!(channels.get(i) instanceof SrpChannel channel) || channel.closing() || channel.loggingOut()
+                    || !slots.hasFree()) {
                 continue;
             }
             final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands() == 0

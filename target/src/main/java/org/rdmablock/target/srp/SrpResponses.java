@@ -37,7 +37,6 @@ final class SrpResponses implements ResponseEncoder {
         final SrpResponses[] responses = new SrpResponses[slots.length];
         for (int i = 0; i < slots.length; i++) {
             responses[i] = new SrpResponses();
-            slots[i].encodesResponsesWith(responses[i]);
         }
         return responses;
     }

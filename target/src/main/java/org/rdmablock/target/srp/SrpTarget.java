@@ -14,17 +14,16 @@ import org.rdmablock.target.core.ChannelTable;
 import org.rdmablock.target.core.CommandSlot;
 import org.rdmablock.target.core.DeviceResources;
 import org.rdmablock.target.core.LoginListener;
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.core.Timeouts;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
-import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairCapabilities;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
-import org.rdmablock.verbs.VerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,15 +59,15 @@ public final class SrpTarget implements AutoCloseable {
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
     private final TargetStatistics statistics;
+    /** The provider, the device resources and the pipeline, shared with the daemon's other front ends. */
+    private final TargetDevice devices;
+    /** Whether this target opened {@link #devices} itself (and closes it), or was given it. */
+    private final boolean ownsDevices;
     /** [timeouts] as they are now: a configuration change sets them for the running pipeline. */
     private final Timeouts timeouts;
-    private final VerbsProvider provider;
     private final LoginListener logins;
-    /**
-     * Made on the first connection, under the target's lock; volatile for the methods that read it on other threads
-     * (reload, statistics). Null until then.
-     */
-    private volatile DeviceResources device;
+    /** This target's front end on the pipeline, once the first connection made it (null until then). */
+    private volatile SrpFrontEnd frontEnd;
 
     /**
      * Starts listening, with statistics of its own (no LUN's I/O counted: {@link TargetStatistics#lunsServed}).
@@ -80,29 +79,42 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     /**
-     * Starts listening, counting logins, sessions and each command into {@code statistics}.
+     * Starts listening, counting logins, sessions and each command into {@code statistics}, on a device of its own.
      *
      * @param unitsFor the logical units an initiator may see (its access list applied); null when it may see none
      */
     public static SrpTarget start(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
                                   final TargetStatistics statistics) {
-        final VerbsProvider provider = VerbsProvider.load(config.listen().provider());
+        final TargetDevice devices = TargetDevice.open(config, statistics);
         try {
-            return new SrpTarget(config, unitsFor, statistics, provider);
+            final SrpTarget target = new SrpTarget(config, unitsFor, statistics, devices, true);
+            devices.ready();
+            return target;
         } catch (RuntimeException e) {
-            provider.close();
+            devices.close();
             throw e;
         }
     }
 
+    /**
+     * Starts listening on {@code devices}, which the daemon's other front ends share (its owner makes it
+     * {@link TargetDevice#ready} and closes it, after this target).
+     */
+    public static SrpTarget start(final TargetDevice devices, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
+                                  final TargetStatistics statistics) {
+        return new SrpTarget(devices.config(), unitsFor, statistics, devices, false);
+    }
+
     private SrpTarget(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
-                      final TargetStatistics statistics, final VerbsProvider provider) {
+                      final TargetStatistics statistics, final TargetDevice devices, final boolean ownsDevices) {
         this.config = config.withPipelineResolved();
         this.unitsFor = Objects.requireNonNull(unitsFor);
         this.statistics = Objects.requireNonNull(statistics);
-        this.timeouts = new Timeouts(config.timeouts().command(), config.timeouts().idle());
-        this.provider = provider;
-        this.logins = new LoginListener(LOGIN_THREAD_NAME, provider.connectionManager().listen(
+        this.devices = devices;
+        this.ownsDevices = ownsDevices;
+        this.timeouts = devices.timeouts();
+        devices.addFrontEnd(core -> frontEnd = new SrpFrontEnd(core, timeouts));
+        this.logins = new LoginListener(LOGIN_THREAD_NAME, devices.provider().connectionManager().listen(
                 new InetSocketAddress(config.listen().address(), config.listen().port()), 64), this::login);
     }
 
@@ -113,7 +125,7 @@ public final class SrpTarget implements AutoCloseable {
 
     /** The verbs provider's name (soft or native). */
     public String providerName() {
-        return provider.name();
+        return devices.provider().name();
     }
 
     /** The pipeline this target runs: the configured one with its automatic values resolved. */
@@ -133,13 +145,13 @@ public final class SrpTarget implements AutoCloseable {
 
     /** Channels logged in now. */
     public int channelCount() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? 0 : d.channels().count();
     }
 
     /** Commands answered since start. */
     public long commandsCompleted() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? 0 : d.pipeline().commandsCompleted();
     }
 
@@ -153,7 +165,7 @@ public final class SrpTarget implements AutoCloseable {
 
     /** Free command slots and data chunks in use (what a leak test watches). */
     public String resourceSnapshot() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? "no pipeline" : "free slots " + d.pipeline().freeSlots() + ", data chunks in use " + d.pipeline().dataChunksInUse();
     }
 
@@ -177,14 +189,13 @@ public final class SrpTarget implements AutoCloseable {
      * resize, MODE PARAMETERS CHANGED for write protection), as LIO reports them.
      */
     public void unitAttention(final InitiatorPortId initiator, final int lun, final SenseCode condition) {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         if (d == null) {
             return;
         }
         final ChannelTable table = d.channels();
         for (int i = 0; i < table.capacity(); i++) {
-            final SrpChannel channel = (SrpChannel) table.get(i); // the SRP target enters SRP channels only
-            if (channel != null && channel.initiator().equals(initiator)) {
+            if (table.get(i) instanceof SrpChannel channel && channel.initiator().equals(initiator)) {
                 channel.nexusAttentions.raise(lun, condition); // one set per nexus, shared by its channels: raised once
             }
         }
@@ -198,17 +209,17 @@ public final class SrpTarget implements AutoCloseable {
      * @return false when {@code timeout} passed first
      */
     public boolean awaitCommandsInFlight(final Duration timeout) {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null || d.pipeline().awaitHandled(timeout);
     }
 
     int freeSlots() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? config.pipeline().ringSize() : d.pipeline().freeSlots();
     }
 
     int dataChunksInUse() {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         return d == null ? 0 : d.pipeline().dataChunksInUse();
     }
 
@@ -224,9 +235,15 @@ public final class SrpTarget implements AutoCloseable {
      * Decides a login and, when it may go on, makes its channel (QP, receives) and enters it: under the target's lock,
      * so that concurrent logins see each other's channels. Returns null after rejecting.
      */
-    private synchronized SrpChannel admit(final ConnectionId request) {
+    private SrpChannel admit(final ConnectionId request) {
+        synchronized (devices) { // the device's channels are shared with the other front ends' admissions
+            return admitLocked(request);
+        }
+    }
+
+    private SrpChannel admitLocked(final ConnectionId request) {
         final LoginNegotiation login = LoginNegotiation.of(request.privateData(), config.identity(), config.channel());
-        final DeviceResources d = login.rejectReason == 0 ? deviceFor(request.context()) : null;
+        final DeviceResources d = login.rejectReason == 0 ? devices.resourcesFor(request.context()) : null;
         if (login.rejectReason == 0 && d == null) {
             login.rejectReason = SrpLoginReject.REASON_INSUFFICIENT_RESOURCES;
             login.rejectWhy = "the target serves one RDMA device; this connection came in on another";
@@ -271,6 +288,7 @@ public final class SrpTarget implements AutoCloseable {
             statistics.channelLeft(session);
             throw e;
         }
+        channel.respondsWith(frontEnd.responseEncoders());
         channel.postAllReceives();
         // before the channel is published: it takes its nexus's unit attention flag from the others
         channel.multichannelResult = applyMultichannelAction(d, login, channel);
@@ -293,7 +311,7 @@ public final class SrpTarget implements AutoCloseable {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
             // Nothing was served yet: the QP goes with the id, its receives without completions.
-            if (device.channels().remove(channel)) { // admitted: the device resources exist
+            if (devices.resources().channels().remove(channel)) { // admitted: the device resources exist
                 statistics.channelLeft(channel.session());
                 channel.release();
             }
@@ -336,7 +354,7 @@ public final class SrpTarget implements AutoCloseable {
      * returns how many it asked; 0 when the initiator has none. Any thread.
      */
     public synchronized int logOut(final InitiatorPortId initiator) {
-        final DeviceResources d = device;
+        final DeviceResources d = devices.resources();
         if (d == null) {
             return 0;
         }
@@ -344,7 +362,7 @@ public final class SrpTarget implements AutoCloseable {
         for (int i = 0; i < d.channels().capacity(); i++) {
             if (d.channels().get(i) instanceof SrpChannel channel && !channel.closing() && channel.initiator().equals(initiator)) {
                 LOG.info("{}: logging it out (SRP_T_LOGOUT), asked over the management socket", channel);
-                ((SrpFrontEnd) d.pipeline().frontEnd()).endByRequest(channel, SrpTargetLogout.REASON_NONE);
+                frontEnd.endByRequest(channel, SrpTargetLogout.REASON_NONE);
                 asked++;
             }
         }
@@ -352,12 +370,11 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
-    private static int applyMultichannelAction(final DeviceResources d, final LoginNegotiation login, final SrpChannel admitted) {
+    private int applyMultichannelAction(final DeviceResources d, final LoginNegotiation login, final SrpChannel admitted) {
         final ChannelTable channels = d.channels();
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < channels.capacity(); i++) {
-            final SrpChannel other = (SrpChannel) channels.get(i);
-            if (other != null && other != admitted && other.initiator().equals(login.initiator)) {
+            if (channels.get(i) instanceof SrpChannel other && other != admitted && other.initiator().equals(login.initiator)) {
                 // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
                 admitted.nexusAttentions = other.nexusAttentions;
                 if (!other.closing()) {
@@ -373,34 +390,20 @@ public final class SrpTarget implements AutoCloseable {
         }
         for (final SrpChannel other : others) {
             LOG.info("{} ending: the initiator logged in again with multichannel action SINGLE", other);
-            ((SrpFrontEnd) d.pipeline().frontEnd()).endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
+            frontEnd.endBySingleLogin(other); // SRP_T_LOGOUT, then the disconnect (SRP r16a 6.4)
         }
         return SrpLoginResponse.MULTICHANNEL_TERMINATED;
     }
 
     /**
-     * The device resources, made on the first connection's device; null for a connection on another device. Under the
-     * target's lock (admission).
+     * Stops listening; on a device of its own, also disconnects every channel and releases the device resources (a
+     * shared device is its owner's to close, after every front end's target).
      */
-    private DeviceResources deviceFor(final DeviceContext connectionContext) {
-        if (device == null) {
-            device = new DeviceResources(connectionContext, config, statistics, provider.registrationPinsMemory(),
-                    timeouts, core -> new SrpFrontEnd(core, timeouts));
-        }
-        return device.context() == connectionContext ? device : null;
-    }
-
-    /** Stops listening, disconnects every channel and releases the device resources. */
     @Override
     public void close() {
         logins.close();
-        final DeviceResources d;
-        synchronized (this) { // after an admission under way: device resources a first login made are seen
-            d = device;
+        if (ownsDevices) {
+            devices.close();
         }
-        if (d != null) {
-            d.close(statistics);
-        }
-        provider.close();
     }
 }

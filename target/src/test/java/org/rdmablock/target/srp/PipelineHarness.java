@@ -208,6 +208,7 @@ public final class PipelineHarness implements AutoCloseable {
         for (int c = 0; c < channelCount; c++) {
             queuePairs[c] = new FakeVerbs.Pair(pd, c, completions, receiveCount, injectedAt, protocol.responses());
             channels[c] = protocol.channel(c, queuePairs[c], units, queueDepth, statistics);
+            channels[c].respondsWith(pipeline.frontEnd().responseEncoders());
             channels[c].postAllReceives();
             table.enter(channels[c]);
         }
