@@ -96,6 +96,18 @@ public final class LunInventory implements AutoCloseable {
 
     /** The units {@code initiator} may use, or null when no LUN allows it (its login is refused). */
     public synchronized LogicalUnitTable unitsFor(final InitiatorPortId initiator) {
+        return viewOf(initiator, false);
+    }
+
+    /**
+     * The units {@code initiator} may use, kept up to date by every change: empty when no LUN allows it now (the NVMe
+     * hosts' view, which a later LUN may fill).
+     */
+    public synchronized LogicalUnitTable liveUnitsFor(final InitiatorPortId initiator) {
+        return viewOf(initiator, true);
+    }
+
+    private LogicalUnitTable viewOf(final InitiatorPortId initiator, final boolean evenEmpty) {
         LogicalUnitTable view = views.get(initiator);
         if (view == null) {
             view = new LogicalUnitTable();
@@ -104,7 +116,7 @@ public final class LunInventory implements AutoCloseable {
                     view.add(lun.unit());
                 }
             }
-            if (view.size() == 0 && !luns.isEmpty()) {
+            if (view.size() == 0 && !luns.isEmpty() && !evenEmpty) {
                 return null;
             }
             views.put(initiator, view);

@@ -154,7 +154,7 @@ public final class TargetMain implements Callable<Integer> {
         }
         if (cfg.nvme().enabled()) {
             try {
-                nvme = NvmeTarget.start(devices, cfg.nvme(), inventory.unitsFor(NvmeTarget.NVME_HOSTS), statistics);
+                nvme = NvmeTarget.start(devices, cfg.nvme(), inventory.liveUnitsFor(NvmeTarget.NVME_HOSTS), statistics);
             } catch (RuntimeException e) {
                 target.close();
                 devices.close();

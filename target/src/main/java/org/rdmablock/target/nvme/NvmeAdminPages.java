@@ -67,7 +67,7 @@ final class NvmeAdminPages {
 
     /** MDTS: the largest transfer as a power of two of the 4 KiB minimum page size (CAP.MPSMIN 0). */
     int maxDataTransferExponent() {
-        return Math.max(0, 63 - Long.numberOfLeadingZeros(maxTransferBytes / 4096));
+        return Math.max(1, 63 - Long.numberOfLeadingZeros(maxTransferBytes / 4096)); // 0 would mean no limit
     }
 
     /** Identify Controller (CNS 01h) of {@code c} into {@code out}. */
@@ -171,8 +171,10 @@ final class NvmeAdminPages {
                 discovery.wrap(scratch, 0).reset();
                 discovery.setHeader(listening.generation(), records);
                 for (int i = 0; i < records; i++) {
+                    // the address the host reached: listen.address may be a wildcard or a name, no traddr to connect to
+                    final String address = c.adminQueue.localAddress != null ? c.adminQueue.localAddress : listening.address();
                     discovery.entry(entry, i).reset().setRdmaSubsystem(listening.subsystems().get(i).nqn(),
-                            listening.address(), listening.port(), 1, ADMIN_QUEUE_ENTRIES);
+                            address, listening.port(), 1, ADMIN_QUEUE_ENTRIES);
                 }
                 return length;
             }

@@ -67,7 +67,8 @@ final class NvmeFrontEnd implements FrontEnd {
     /** TEST UNIT READY: what a slot of the front end's own commands carries, so nothing takes it for an I/O. */
     private final MemorySegment noCdb = MemorySegment.ofArray(new byte[6]);
     private final NvmeResponses[] responses;
-    /** The Connect fields of an admin queue's Connect whose data is being read, by slot. */
+    /** The Connect fields of an admin queue's Connect whose data is being read, by slot; and which slots hold one. */
+    private final boolean[] connecting;
     private final int[] connectQueueSize;
     private final long[] connectKeepAlive;
     private final SlotPool slots;
@@ -86,6 +87,7 @@ final class NvmeFrontEnd implements FrontEnd {
     NvmeFrontEnd(final CoreParts core, final NvmeTarget.Listening listening, final int queueEntries) {
         this.slots = core.slots();
         this.responses = NvmeResponses.forSlots(slots.all());
+        this.connecting = new boolean[slots.all().length];
         this.connectQueueSize = new int[slots.all().length];
         this.connectKeepAlive = new long[slots.all().length];
         this.room = core.room();
@@ -123,6 +125,16 @@ final class NvmeFrontEnd implements FrontEnd {
     public boolean received(final Channel received, final int receiveIndex, final int length, final PipelineEvent event,
                             final long arrivedNanos) {
         final NvmeQueue queue = (NvmeQueue) received; // the NVMe target enters NVMe queues only
+        queue.entryTaken(); // first: the completion this capsule may get at once reports the head past it
+        final boolean taken = capsule(queue, receiveIndex, length, event, arrivedNanos);
+        if (!taken) {
+            queue.entryReturned(); // it waits, and is offered again
+        }
+        return taken;
+    }
+
+    private boolean capsule(final NvmeQueue queue, final int receiveIndex, final int length, final PipelineEvent event,
+                            final long arrivedNanos) {
         if (!slots.hasFree()) {
             return false;
         }
@@ -193,11 +205,13 @@ final class NvmeFrontEnd implements FrontEnd {
             }
             case NvmeOpcode.FLUSH -> cdbLength = CdbWriter.synchronizeCache16(cdb);
             case NvmeOpcode.WRITE_ZEROES -> cdbLength = CdbWriter.writeZeroes16(cdb, entry.startingLba(), entry.blocks(),
-                    (entry.control() & NvmeSubmission.CONTROL_DEALLOCATE) != 0);
+                    (entry.control() & NvmeSubmission.CONTROL_DEALLOCATE) != 0 && unit.config().thinProvisioning());
             case NvmeOpcode.DATASET_MANAGEMENT -> {
                 ranges = (int) (entry.cdw(10) & NvmeFeature.DSM_RANGES_MASK) + 1;
-                if ((entry.cdw(11) & NvmeFeature.DSM_DEALLOCATE) == 0) {
-                    return answer(queue, receiveIndex, commandId, NvmeStatus.SUCCESS, 0); // hints only: nothing to do
+                if ((entry.cdw(11) & NvmeFeature.DSM_DEALLOCATE) == 0 || !unit.config().thinProvisioning()) {
+                    // hints only, or a LUN that cannot deallocate: deallocation is advisory (nvmet's bdev answers a
+                    // device without discard so too), and the blocks keep their data
+                    return answer(queue, receiveIndex, commandId, NvmeStatus.SUCCESS, 0);
                 }
                 if (dataLength < ranges * NvmeDsmRange.LENGTH) {
                     return answer(queue, receiveIndex, commandId, NvmeStatus.SGL_INVALID_DATA | NvmeStatus.DO_NOT_RETRY, 0);
@@ -224,6 +238,7 @@ final class NvmeFrontEnd implements FrontEnd {
             return false; // wait for a buffer run; the slot was not taken
         }
         slots.take();
+        connecting[slot.index()] = false; // a Connect whose data READ failed left it set
         queue.addOutstanding();
         commands.track(slot, queue, kind, statistics.lun(lun), arrivedNanos);
         responses[slot.index()].executed();
@@ -268,8 +283,9 @@ final class NvmeFrontEnd implements FrontEnd {
     @Override
     public void dataOutArrived(final CommandSlot slot, final PipelineEvent event) {
         final NvmeQueue queue = (NvmeQueue) slot.channel();
-        if (queue.controller == null) {
-            connectArrived(queue, slot); // a queue's first command is its Connect
+        if (connecting[slot.index()]) {
+            connecting[slot.index()] = false;
+            connectArrived(queue, slot);
             return;
         }
         rangesToUnmapList(slot, (int) (slot.dataOutLength() - CdbWriter.UNMAP_HEADER_LENGTH) / CdbWriter.UNMAP_DESCRIPTOR_LENGTH);
@@ -321,24 +337,34 @@ final class NvmeFrontEnd implements FrontEnd {
         return answer(queue, receiveIndex, commandId, NvmeStatus.SUCCESS, 0);
     }
 
-    /** CC written: enabling makes the controller ready at once; a shutdown completes at once (nothing to flush here). */
+    /**
+     * CC written, as nvmet's {@code nvmet_update_cc}: enabling makes the controller ready at once; disabling or a
+     * shutdown resets it (not ready, its held event requests gone), a shutdown completing at once (each write is
+     * already where its LUN's write cache policy puts it).
+     */
     private static void setConfiguration(final NvmeController controller, final int value) {
         final int was = controller.configuration;
+        final boolean shutdown = (value & NvmeRegister.CC_SHUTDOWN_MASK) != 0 && (was & NvmeRegister.CC_SHUTDOWN_MASK) == 0;
+        final boolean disabled = (value & NvmeRegister.CC_ENABLE) == 0 && (was & NvmeRegister.CC_ENABLE) != 0;
         controller.configuration = value;
-        if ((value & NvmeRegister.CC_ENABLE) != 0 && (was & NvmeRegister.CC_ENABLE) == 0) {
-            controller.status |= NvmeRegister.CSTS_READY;
-        } else if ((value & NvmeRegister.CC_ENABLE) == 0) {
+        if (shutdown || disabled) {
             controller.status &= ~NvmeRegister.CSTS_READY;
-        }
-        if ((value & NvmeRegister.CC_SHUTDOWN_MASK) != 0) {
-            controller.status |= NvmeRegister.CSTS_SHUTDOWN_COMPLETE;
-        } else {
+            controller.eventRequestCount = 0;
+            controller.configuration = shutdown ? 0 : value;
+        } else if ((value & NvmeRegister.CC_ENABLE) != 0 && (was & NvmeRegister.CC_ENABLE) == 0) {
+            controller.status |= NvmeRegister.CSTS_READY;
             controller.status &= ~NvmeRegister.CSTS_SHUTDOWN_COMPLETE;
+        }
+        if (shutdown) {
+            controller.status |= NvmeRegister.CSTS_SHUTDOWN_COMPLETE;
         }
     }
 
     private boolean connect(final NvmeQueue queue, final int receiveIndex, final NvmeSubmission entry) {
         final int commandId = entry.commandId();
+        if (queue.controller != null) {
+            return answer(queue, receiveIndex, commandId, NvmeStatus.COMMAND_SEQUENCE_ERROR | NvmeStatus.DO_NOT_RETRY, 0);
+        }
         connect.wrap(entry.segment(), entry.offset());
         final int refusal = connectCommandRefusal(queue);
         if (refusal >= 0) {
@@ -372,6 +398,8 @@ final class NvmeFrontEnd implements FrontEnd {
         room.attach(slot, NvmfConnectData.LENGTH);
         connectQueueSize[slot.index()] = connect.queueSize();
         connectKeepAlive[slot.index()] = connect.keepAliveTimeoutMillis();
+        connecting[slot.index()] = true;
+        responses[slot.index()].executed(); // a failed READ of its data is answered as a transfer error
         queue.repostReceive(receiveIndex);
         slot.frontEndTakesDataOut();
         DataPhase.start(slot, null);
@@ -380,9 +408,7 @@ final class NvmeFrontEnd implements FrontEnd {
 
     /** The Connect command's field at fault (its offset in the entry), or -1 when it is one this queue takes. */
     private int connectCommandRefusal(final NvmeQueue queue) {
-        if (queue.controller != null) {
-            return NvmfConnectCommand.QID_OFFSET; // connected already
-        }
+
         if (connect.queueId() != queue.queueId) {
             return NvmfConnectCommand.QID_OFFSET; // not the queue rdma_cm connected
         }
@@ -447,6 +473,11 @@ final class NvmeFrontEnd implements FrontEnd {
         }
         if (!controller.enabled() || queue.queueId > Math.max(controller.ioQueuesGranted, 0)) {
             return refused(NvmeStatus.CONNECT_INVALID_PARAMETER, NvmfConnectCommand.QID_OFFSET);
+        }
+        for (final NvmeQueue other : controller.ioQueues) {
+            if (other.queueId == queue.queueId && !other.closing()) {
+                return refused(NvmeStatus.COMMAND_SEQUENCE_ERROR, 0); // that queue is connected already (as nvmet)
+            }
         }
         queue.controller = controller;
         queue.loggingOut(true); // as the admin queue's: a disconnect is how a host ends it
@@ -689,7 +720,7 @@ final class NvmeFrontEnd implements FrontEnd {
                 controller.eventPending = true;
             }
             if (controller.eventPending && controller.eventRequestCount > 0 && reportsNamespaceNotices(controller)
-                    && !controller.ending && slots.hasFree()) {
+                    && !controller.ending && !controller.adminQueue.closing() && slots.hasFree()) {
                 controller.eventPending = false;
                 completeEventRequest(controller, NvmeFeature.EVENT_NAMESPACE_ATTRIBUTE_CHANGED);
                 LOG.info("{}: its namespaces changed: Asynchronous Event (Namespace Attribute Changed) sent", controller);
@@ -718,9 +749,13 @@ final class NvmeFrontEnd implements FrontEnd {
     private void end(final NvmeController controller) {
         controller.ending = true;
         for (final NvmeQueue queue : controller.ioQueues) {
-            queue.endWithoutLogout();
+            if (!queue.closing()) { // one that is closing may be released already
+                queue.endWithoutLogout();
+            }
         }
-        controller.adminQueue.endWithoutLogout();
+        if (!controller.adminQueue.closing()) {
+            controller.adminQueue.endWithoutLogout();
+        }
         byId[controller.id] = null;
     }
 }

@@ -23,6 +23,8 @@ final class NvmeQueue extends Channel {
     final int entries;
     /** In-capsule data this queue takes after each entry (0 on the admin queue). */
     final int inCapsuleBytes;
+    /** The target's address this queue's host reached (what a discovery log entry names), or null when unknown. */
+    final String localAddress;
     /** The controller, once the queue's Connect succeeded (intake stage). */
     NvmeController controller;
     /** The submission queue head the completions report: one past the last entry taken. */
@@ -31,16 +33,28 @@ final class NvmeQueue extends Channel {
     NvmeQueue(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
               final LogicalUnitTable units, final int queueId, final int entries, final int inCapsuleBytes,
               final int readDepth, final SessionStats session) {
+        this(id, connection, queuePair, initiator, units, queueId, entries, inCapsuleBytes, readDepth, session, null);
+    }
+
+    NvmeQueue(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
+              final LogicalUnitTable units, final int queueId, final int entries, final int inCapsuleBytes,
+              final int readDepth, final SessionStats session, final String localAddress) {
         super(id, connection, queuePair, initiator, units, readDepth, null, entries,
                 NvmeSubmission.LENGTH + inCapsuleBytes, session);
         this.queueId = queueId;
         this.entries = entries;
         this.inCapsuleBytes = inCapsuleBytes;
+        this.localAddress = localAddress;
     }
 
     /** The intake stage took an entry: the head moves on, wrapping at the queue's size. */
     void entryTaken() {
         sqHead = sqHead + 1 == entries ? 0 : sqHead + 1;
+    }
+
+    /** A capsule counted by {@link #entryTaken} waits instead (offered again later): the head goes back. */
+    void entryReturned() {
+        sqHead = sqHead == 0 ? entries - 1 : sqHead - 1;
     }
 
     boolean isAdmin() {

@@ -195,7 +195,7 @@ public final class NvmeTarget implements AutoCloseable {
         final NvmeQueue queue;
         try {
             queue = new NvmeQueue(channelId, request, qp, NVME_HOSTS, units, cm.queueId(), entries, inCapsule,
-                    readDepth(request.readDepths()), session);
+                    readDepth(request.readDepths()), session, hostAddress(request));
         } catch (RuntimeException e) {
             statistics.channelLeft(session);
             throw e;
@@ -224,6 +224,12 @@ public final class NvmeTarget implements AutoCloseable {
         }
         LOG.debug("{} connected: {} entries", queue, queue.entries);
         queue.acceptReturned();
+    }
+
+    /** The target's address the host reached, as text; null when the provider does not say. */
+    private static String hostAddress(final ConnectionId request) {
+        final InetSocketAddress local = request.localAddress();
+        return local == null || local.getAddress() == null ? null : local.getAddress().getHostAddress();
     }
 
     private static int readDepth(final ConnectionId.ReadDepths depths) {

@@ -271,7 +271,9 @@ final class SrpFrontEnd implements FrontEnd {
         final long taskTag = tm.taskTag();
         int aborted = 0;
         for (final CommandSlot slot : slots.all()) {
-            if (slot.abortable() && slot.lunField() == lun && (slot.channel() == channel || allInitiators)
+            // an SRP nexus's task management reaches SRP commands only (NVMe queues share the slots: one pipeline)
+            if (slot.abortable() && slot.lunField() == lun && slot.channel() instanceof SrpChannel
+                    && (slot.channel() == channel || allInitiators)
                     && (!oneTask || slot.tag() == taskTag) && slot.tag() != tm.tag()) {
                 slot.abort();
                 aborted++;

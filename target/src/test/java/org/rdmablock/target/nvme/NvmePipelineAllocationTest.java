@@ -61,7 +61,6 @@ class NvmePipelineAllocationTest {
                 "bench", "bench", List.of(), Set.of());
         private final NvmeSubmission entry = new NvmeSubmission();
         private final NvmeSglDescriptor sgl = new NvmeSglDescriptor();
-        private final NvmeCompletion completion = new NvmeCompletion();
         private NvmeController controller;
 
         @Override
@@ -116,16 +115,17 @@ class NvmePipelineAllocationTest {
         @Override
         public FakeVerbs.Responses responses() {
             return new FakeVerbs.Responses() {
-                private final NvmeCompletion read = new NvmeCompletion();
+                /** One flyweight per posting thread (the backend threads post at once); made once per thread. */
+                private final ThreadLocal<NvmeCompletion> read = ThreadLocal.withInitial(NvmeCompletion::new);
 
                 @Override
                 public long tag(final MemorySegment segment, final long at) {
-                    return read.wrap(segment, at).commandId();
+                    return read.get().wrap(segment, at).commandId();
                 }
 
                 @Override
                 public boolean good(final MemorySegment segment, final long at) {
-                    return read.wrap(segment, at).status() == NvmeStatus.SUCCESS;
+                    return read.get().wrap(segment, at).status() == NvmeStatus.SUCCESS;
                 }
             };
         }

@@ -15,7 +15,6 @@ import org.rdmablock.protocol.nvme.NvmeRdmaCmReject;
 import org.rdmablock.protocol.nvme.NvmeRegister;
 import org.rdmablock.protocol.nvme.NvmeStatus;
 import org.rdmablock.protocol.nvme.NvmeSubmission;
-import org.rdmablock.protocol.nvme.NvmfConnectCommand;
 import org.rdmablock.protocol.nvme.NvmfConnectData;
 import org.rdmablock.protocol.nvme.NvmfDiscoveryLog;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
@@ -172,15 +171,18 @@ class NvmeTargetTest {
     void anIoQueueReadsWritesFlushesZeroesAndDeallocates() {
         final TestNvmeHost admin = enabledAdmin(NQN);
         final TestNvmeHost.Completion again = admin.connect(NQN, NvmfConnectData.CNTLID_DYNAMIC, 0);
-        assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETER | DNR, again.status(), "a second Connect on a connected queue");
-        assertEquals(NvmfConnectCommand.QID_OFFSET, again.result());
+        assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR | DNR, again.status(), "a second Connect on a connected queue");
         assertEquals(OK, admin.admin(NvmeOpcode.SET_FEATURES, 0, NvmeFeature.NUMBER_OF_QUEUES, 1 << 16 | 1, 0, 0).status());
         final int cntlid = controllerIdOf(admin);
         final TestNvmeHost beyond = queue(3, CREDITS);
         assertEquals(NvmeStatus.CONNECT_INVALID_PARAMETER | DNR, beyond.connect(NQN, cntlid, 0).status(),
                 "queue 3 of a controller granted two");
         final TestNvmeHost io = queue(1, CREDITS);
-        assertEquals(OK, io.connect(NQN, cntlid, 0).status(), "I/O queue Connect, data in the capsule");
+        final TestNvmeHost.Completion ioConnected = io.connect(NQN, cntlid, 0);
+        assertEquals(OK, ioConnected.status(), "I/O queue Connect, data in the capsule");
+        assertEquals(1, ioConnected.sqHead(), "the head past the Connect's entry");
+        final TestNvmeHost twin = queue(1, CREDITS);
+        assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR | DNR, twin.connect(NQN, cntlid, 0).status(), "queue 1 is connected already");
 
         final byte[] pattern = new byte[8 * 512];
         for (int i = 0; i < pattern.length; i++) {
@@ -213,6 +215,12 @@ class NvmeTargetTest {
         new NvmeDsmRange().wrap(io.buffer(), 0).set(300, 8);
         assertEquals(OK, io.call(io.inCapsule(dsm, 0, NvmeDsmRange.LENGTH)).status(), "Dataset Management, deallocate");
         assertArrayEquals(new byte[pattern.length], read(io, 1, 300, 8, 512), "deallocated blocks read back as zeroes");
+        final NvmeSubmission thick = io.entry(0, NvmeOpcode.DATASET_MANAGEMENT).setNsid(2).setCdw(10, 0)
+                .setCdw(11, NvmeFeature.DSM_DEALLOCATE);
+        new NvmeDsmRange().wrap(io.buffer(), 0).set(10, 1);
+        assertEquals(OK, io.call(io.inCapsule(thick, 0, NvmeDsmRange.LENGTH)).status(),
+                "deallocate on a LUN that cannot: advisory, answered as done");
+        assertArrayEquals(java.util.Arrays.copyOf(big, 4096), read(io, 2, 10, 1, 4096), "its blocks keep their data");
 
         final long blocks = LUN_BYTES / 512;
         assertEquals(NvmeStatus.LBA_RANGE | DNR, io.io(NvmeOpcode.READ, 1, blocks - 4, 8, 0, 4096, false).status());
@@ -242,6 +250,17 @@ class NvmeTargetTest {
     private static int controllerIdOf(final TestNvmeHost admin) {
         assertEquals(OK, admin.admin(NvmeOpcode.IDENTIFY, 0, NvmeIdentify.CNS_CONTROLLER, 0, 0, 4096).status());
         return new NvmeIdentifyController().wrap(admin.buffer(), 0).controllerId();
+    }
+
+    @Test
+    void aShutdownMakesTheControllerNotReady() {
+        final TestNvmeHost admin = enabledAdmin(NQN);
+        assertEquals(OK, admin.propertySet(NvmeRegister.CC, NvmeRegister.CC_ENABLE | 1 << 14).status(), "CC.SHN normal");
+        final long status = admin.propertyGet(NvmeRegister.CSTS, false).result();
+        assertEquals(NvmeRegister.CSTS_SHUTDOWN_COMPLETE, status & (3 << 2), "CSTS.SHST complete");
+        assertEquals(0, status & NvmeRegister.CSTS_READY, "not ready after the shutdown");
+        assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR | DNR,
+                admin.admin(NvmeOpcode.IDENTIFY, 0, NvmeIdentify.CNS_CONTROLLER, 0, 0, 4096).status());
     }
 
     @Test
