@@ -3,7 +3,7 @@
 # provider: a kernel storage host on our software RDMA. The daemon runs in ns1 (192.0.3.2, the soft provider over
 # TCP); the kernel host in the root namespace reaches it through a second siw device on iw0 (nvme-rdma's rdma_cm ids
 # live in init_net). Run: deploy/qemu/run.sh --siw --timeout 900 deploy/qemu/plans/nvme-siw.sh. What it showed:
-# docs/benchmarks/siw-interop.md.
+# docs/benchmarks/siw-interop.md (MPA CRC off on our side: add -Drdmablock.soft.crc=false to the java line below).
 D=/tmp/nvme-siw; mkdir -p $D
 NQN=nqn.2026-12.org.rdmablock:siw
 step siw_root_link bash -c 'rdma link add siw1 type siw netdev iw0 && rdma link'
