@@ -129,7 +129,7 @@ final class ChannelLogin implements Reconnector {
             }
             final int maxIt = (int) Math.min(response.maxInitiatorToTargetIuLength(), config.iuLength());
             final int immediateLimit = config.immediateData() && response.immediateDataSupported()
-                    ? Math.max(0, maxIt - CommandEncoder.IMMEDIATE_DATA_OFFSET) : 0;
+                    ? Math.max(0, maxIt - SrpCommandEncoder.IMMEDIATE_DATA_OFFSET) : 0;
             return new ChannelLink(id, qp, cq, response.requestLimitDelta(), immediateLimit);
         } catch (SrpIoException | RuntimeException e) {
             id.close();
@@ -148,7 +148,7 @@ final class ChannelLogin implements Reconnector {
                 .setRequestedMaxInitiatorToTargetIuLength(config.iuLength())
                 .setRequiredBufferFormats(SrpBufferFormat.SUPPORTS_DIRECT | SrpBufferFormat.SUPPORTS_INDIRECT)
                 .setFlags(multichannel | (config.immediateData() ? SrpLoginRequest.IMMEDIATE_DATA_REQUESTED : 0))
-                .setImmediateDataOffset(config.immediateData() ? CommandEncoder.IMMEDIATE_DATA_OFFSET : 0)
+                .setImmediateDataOffset(config.immediateData() ? SrpCommandEncoder.IMMEDIATE_DATA_OFFSET : 0)
                 .setInitiatorPortId(portId(config.initiatorIdHigh(), config.initiatorIdLow()))
                 .setTargetPortId(portId(config.idExt(), config.iocGuid()));
         return out.toArray(ValueLayout.JAVA_BYTE);

@@ -1,46 +1,26 @@
 package org.rdmablock.initiator;
 
-import org.rdmablock.protocol.srp.SrpBufferFormat;
-import org.rdmablock.protocol.srp.SrpCommand;
-import org.rdmablock.protocol.srp.SrpDirectBuffer;
-import org.rdmablock.protocol.srp.SrpIndirectBuffer;
 import org.rdmablock.verbs.MemoryRegion;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * Builds a command's SRP_CMD in its slot's IU buffer, on the agent thread.
- *
- * <p>The tag, LUN and CDB, and the data as the target is to move it: immediate data inside the IU (small writes), one
- * direct descriptor (the caller's registered buffer, or the slot's bounce buffer, into which a write's data is gathered
- * first), or an indirect descriptor list inside the IU (merged requests in registered buffers, one descriptor each,
- * SRP r16a 5.5.4).
+ * Builds the command a protocol sends for a request, in its slot's IU buffer, on the agent thread: an SRP_CMD
+ * ({@link SrpCommandEncoder}) or an NVMe submission entry ({@link NvmeCommandEncoder}). Holds what both use: the IU
+ * buffers and the bounce buffers, one of each per command slot.
  */
-final class CommandEncoder {
-    /** Where the target finds immediate data in an SRP_CMD: Linux ib_srp's offset, what the login asks for. */
-    static final int IMMEDIATE_DATA_OFFSET = 68;
-
+abstract class CommandEncoder {
     private final MemoryRegion ius;
     private final int iuLength;
-    private final MemoryRegion bounce;
-    private final int bounceBytes;
-    /** Largest write carried as immediate data, or 0 when the target did not grant it (a new login may change it). */
-    private int immediateLimit;
-    private final SrpCommand command = new SrpCommand();
-    private final SrpDirectBuffer direct = new SrpDirectBuffer();
-    private final SrpIndirectBuffer indirect = new SrpIndirectBuffer();
+    /** Per command slot, the registered buffer that carries the data of a caller's buffer that is not registered. */
+    final MemoryRegion bounce;
+    final int bounceBytes;
 
-    CommandEncoder(final ChannelMemory memory, final int immediateLimit) {
+    CommandEncoder(final ChannelMemory memory) {
         this.ius = memory.ius();
         this.iuLength = memory.iuLength();
         this.bounce = memory.bounce();
         this.bounceBytes = memory.bounceBytes();
-        this.immediateLimit = immediateLimit;
-    }
-
-    /** What the login (again) granted: the largest write that goes as immediate data. */
-    void immediateLimit(final int bytes) {
-        immediateLimit = bytes;
     }
 
     /** Bytes one command of {@code request} may carry: its LUN's maximum transfer, and a bounce buffer without registration. */
@@ -49,110 +29,61 @@ final class CommandEncoder {
                 : Math.min(bounceBytes, request.maxTransferBytes);
     }
 
+    /**
+     * Data bytes of a request that is not a read or write of blocks (flush, unmap, a CDB-given command): one command,
+     * the data from its inline bytes or buffer.
+     */
+    abstract int controlDataLength(IoRequest request);
+
+    /** Whether one command may carry several registered buffers (merged requests; SRP's indirect descriptor list). */
+    abstract boolean carriesSeveralBuffers();
+
+    /** What the login (again) granted: the largest write that goes inside the command (0: none). */
+    abstract void immediateLimit(int bytes);
+
+    /**
+     * Builds the command for the parts in {@code c} ({@code request} is its first) in {@code c}'s IU buffer; sets
+     * {@code c.dataIn} and {@code c.bounced}. Returns the command's length.
+     */
+    abstract int encode(IoRequest request, OutstandingCommand c);
+
     /** The region of the channel's IU buffers (each command slot's, then the control IUs'). */
-    MemoryRegion ius() {
+    final MemoryRegion ius() {
         return ius;
     }
 
     /** Where {@code c}'s IU buffer starts in {@link #ius}. */
-    long iuOffset(final OutstandingCommand c) {
+    final long iuOffset(final OutstandingCommand c) {
         return (long) c.index * iuLength;
     }
 
-    /**
-     * Builds the SRP_CMD for the parts in {@code c} ({@code request} is its first) in {@code c}'s IU buffer; sets
-     * {@code c.dataIn} and {@code c.bounced}. Returns the IU's length.
-     */
-    int encode(final IoRequest request, final OutstandingCommand c) {
-        final long iuOffset = iuOffset(c);
-        command.wrap(ius.segment(), iuOffset).reset().setTag(c.tag).setLun(request.lunField);
-        final int direction;
-        if (request.op == IoRequest.RAW) {
-            command.setCdb(request.cdbBytes, 0, IoRequest.CDB_LENGTH);
-            direction = request.rawDirection;
-        } else {
-            final boolean write = request.op == IoRequest.WRITE;
-            ScsiCdb.readWrite16(ius.segment(), command.cdbOffsetInSegment(), write ? ScsiCdb.WRITE_16 : ScsiCdb.READ_16,
-                    request.lba + c.partOffset[0] / request.blockSize, c.length / request.blockSize, request.fua);
-            direction = write ? IoRequest.DATA_OUT : IoRequest.DATA_IN;
-        }
-        c.dataIn = direction == IoRequest.DATA_IN;
-        c.bounced = false;
-        if (direction == IoRequest.NO_DATA || c.length == 0) {
-            return SrpCommand.FIXED_LENGTH;
-        }
-        final boolean out = direction == IoRequest.DATA_OUT;
-        if (out && c.length <= immediateLimit) {
-            command.setBufferFormats(SrpBufferFormat.IMMEDIATE, SrpBufferFormat.NONE).setImmediateDataLength(c.length);
-            gather(c, ius.segment(), command.immediateDataOffsetInSegment(IMMEDIATE_DATA_OFFSET));
-            return IMMEDIATE_DATA_OFFSET + c.length;
-        }
-        if (request.rkey != RegisteredMemory.NOT_REGISTERED && c.partCount > 1) {
-            return indirectList(c, out);
-        }
-        return directDescriptor(request, c, out);
-    }
-
-    /** Merged registered buffers: the descriptor list inside the IU, one descriptor per part. Returns the IU's length. */
-    private int indirectList(final OutstandingCommand c, final boolean out) {
-        final int listAt;
-        if (out) {
-            command.setBufferFormats(SrpBufferFormat.INDIRECT, SrpBufferFormat.NONE).setDataOutDescriptorCount(c.partCount);
-            listAt = command.dataOutDescriptorOffset();
-            command.dataOutIndirect(indirect);
-        } else {
-            command.setBufferFormats(SrpBufferFormat.NONE, SrpBufferFormat.INDIRECT).setDataInDescriptorCount(c.partCount);
-            listAt = command.dataInDescriptorOffset();
-            command.dataInIndirect(indirect);
-        }
-        // the table is the list right behind the header, in this IU
-        indirect.setTable(ius.address() + iuOffset(c) + listAt + SrpIndirectBuffer.DESC_LIST_OFFSET, ius.rkey(),
-                (long) c.partCount * SrpDirectBuffer.LENGTH, c.length);
-        for (int i = 0; i < c.partCount; i++) {
-            final IoRequest part = c.parts[i];
-            indirect.setDescriptor(i, part.buffer.address() + part.bufferOffset + c.partOffset[i], part.rkey, c.partLength[i]);
-        }
-        return listAt + SrpIndirectBuffer.length(c.partCount);
-    }
-
-    /**
-     * One buffer: the caller's registered one, or the slot's bounce buffer (a write's data gathered into it first).
-     * Returns the IU's length.
-     */
-    private int directDescriptor(final IoRequest request, final OutstandingCommand c, final boolean out) {
-        final long address;
-        final int rkey;
-        if (request.rkey != RegisteredMemory.NOT_REGISTERED) {
-            address = request.buffer.address() + request.bufferOffset + c.partOffset[0];
-            rkey = request.rkey;
-        } else {
-            c.bounced = true;
-            address = bounce.address() + bounceOffset(c);
-            rkey = bounce.rkey();
-            if (out) {
-                gather(c, bounce.segment(), bounceOffset(c));
-            }
-        }
-        final int descriptorAt;
-        if (out) {
-            command.setBufferFormats(SrpBufferFormat.DIRECT, SrpBufferFormat.NONE);
-            descriptorAt = command.dataOutDescriptorOffset();
-            command.dataOutDirect(direct).set(address, rkey, c.length);
-        } else {
-            command.setBufferFormats(SrpBufferFormat.NONE, SrpBufferFormat.DIRECT);
-            descriptorAt = command.dataInDescriptorOffset();
-            command.dataInDirect(direct).set(address, rkey, c.length);
-        }
-        return descriptorAt + SrpDirectBuffer.LENGTH;
-    }
-
     /** Where {@code c}'s slot's bounce buffer starts in the bounce region. */
-    private long bounceOffset(final OutstandingCommand c) {
+    final long bounceOffset(final OutstandingCommand c) {
         return (long) c.index * bounceBytes;
     }
 
+    /**
+     * Where {@code c}'s data is when it goes in one buffer: the caller's registered one, or the slot's bounce buffer
+     * (into which a write's data, {@code out}, is gathered first; {@code c.bounced} set).
+     */
+    final long singleBuffer(final IoRequest request, final OutstandingCommand c, final boolean out) {
+        if (request.rkey != RegisteredMemory.NOT_REGISTERED) {
+            return request.buffer.address() + request.bufferOffset + c.partOffset[0];
+        }
+        c.bounced = true;
+        if (out) {
+            gather(c, bounce.segment(), bounceOffset(c));
+        }
+        return bounce.address() + bounceOffset(c);
+    }
+
+    /** The remote key of {@link #singleBuffer}'s buffer. */
+    final int singleBufferKey(final IoRequest request) {
+        return request.rkey != RegisteredMemory.NOT_REGISTERED ? request.rkey : bounce.rkey();
+    }
+
     /** Copies the data-out of each part of {@code c}, one after another, to {@code at} of {@code to}. */
-    private static void gather(final OutstandingCommand c, final MemorySegment to, final long at) {
+    static void gather(final OutstandingCommand c, final MemorySegment to, final long at) {
         long offset = at;
         for (int i = 0; i < c.partCount; i++) {
             final IoRequest part = c.parts[i];
@@ -161,8 +92,8 @@ final class CommandEncoder {
         }
     }
 
-    /** Where a request's data-out comes from: the caller's buffer, or (a RAW command with none) its inline bytes. */
-    private static MemorySegment source(final IoRequest request) {
+    /** Where a request's data-out comes from: the caller's buffer, or (an unmap, or a RAW command with none) its inline bytes. */
+    static MemorySegment source(final IoRequest request) {
         return request.buffer != null ? request.buffer : request.inline;
     }
 }

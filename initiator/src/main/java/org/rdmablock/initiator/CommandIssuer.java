@@ -124,8 +124,8 @@ final class CommandIssuer {
         c.nextTag();
         c.startNanos = System.nanoTime();
         request.inFlight++;
-        if (request.op == IoRequest.RAW) {
-            c.add(request, 0, request.rawLength);
+        if (!request.movesBlocks()) {
+            c.add(request, 0, encoder.controlDataLength(request));
             request.issuedBlocks = 1;
         } else {
             final int limit = encoder.maxCommandBytes(request);
@@ -133,14 +133,14 @@ final class CommandIssuer {
             final boolean whole = request.issuedBlocks == 0 && blocks == request.blocks;
             c.add(request, request.issuedBlocks * request.blockSize, blocks * request.blockSize);
             request.issuedBlocks += blocks;
-            if (whole) {
+            if (whole && (request.rkey == RegisteredMemory.NOT_REGISTERED || encoder.carriesSeveralBuffers())) {
                 scheduler.mergeFollowing(request, c, limit);
             }
         }
         send(request, c);
     }
 
-    /** Builds {@code c}'s SRP_CMD ({@code request} its first part) and chains its SEND; it takes a credit. */
+    /** Builds {@code c}'s command ({@code request} its first part) and chains its SEND; it takes a credit. */
     private void send(final IoRequest request, final OutstandingCommand c) {
         final int iuBytes = encoder.encode(request, c);
         credits.take();

@@ -9,15 +9,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One logged-in SRP channel as its session sees it, called from any thread: assembles the channel's parts, starts its
+ * One logged-in channel (an SRP channel or an NVMe I/O queue) as its session sees it, called from any thread: assembles the channel's parts, starts its
  * agent thread, and takes the submissions, caller-driven polls, statistics queries and the close.
  *
  * <pre>
  *  submitting threads ─► SubmissionRing (multi-producer, preallocated IoRequests) ─┐
  *                                                                                  ▼
  *  ChannelAgent (duty cycle):
- *    ChannelReceiver: CQ ─► SRP_RSP ─► ResponseMatcher ─► copy-out, credits ─► RequestCompleter ─► IoCallback
- *                           SRP_CRED_REQ / SRP_AER_REQ ─► Credits, ControlIus answer; SRP_T_LOGOUT ─► lost
+ *    ChannelReceiver: CQ ─► SrpInbound: SRP_RSP ─► ResponseMatcher ─► copy-out, credits ─► RequestCompleter ─► IoCallback
+ *                                       SRP_CRED_REQ / SRP_AER_REQ ─► Credits, ControlIus answer; SRP_T_LOGOUT ─► lost
+ *                           NvmeInbound: completion ─► ResponseMatcher, a credit back
  *    Reconnection (lost: retry queue, login again, down) · TaskManagement (timeouts: ABORT TASK, LUN RESET)
  *    CommandIssuer: RetryQueue, RequestScheduler (read priority, merging) ─► CommandEncoder ─► SendQueue ─► target
  * </pre>
@@ -44,6 +45,8 @@ final class InitiatorChannel {
     }
 
     private final int index;
+    /** An NVMe I/O queue (no logout: the host just disconnects it), else an SRP channel. */
+    private final boolean nvme;
     /** The agent thread; null when the callers drive the channel ({@link InitiatorConfig.Waiting#CALLER}). */
     private final Thread thread;
     private final AgentWakeup wakeup;
@@ -70,9 +73,11 @@ final class InitiatorChannel {
     InitiatorChannel(final int index, final ChannelLink link, final ChannelMemory memory, final int queueDepth,
                      final int ringSize, final int sendQueueSize, final boolean merge, final boolean readPriority,
                      final FaultPolicy faults, final CompletionChannel events, final Reconnector reconnector,
-                     final boolean ownThread) {
+                     final boolean ownThread, final InitiatorConfig.Protocol protocol) {
         this.index = index;
-        this.thread = ownThread ? Thread.ofPlatform().daemon().name("srp-initiator-" + index).unstarted(this::runAgent) : null;
+        this.nvme = protocol == InitiatorConfig.Protocol.NVME;
+        this.thread = ownThread ? Thread.ofPlatform().daemon().name((nvme ? "nvme-initiator-" : "srp-initiator-") + index)
+                .unstarted(this::runAgent) : null;
         this.wakeup = new AgentWakeup(events, thread);
         this.state = new ChannelState(index, link, wakeup);
         this.submissions = new SubmissionRing(ringSize, wakeup);
@@ -81,12 +86,16 @@ final class InitiatorChannel {
         final Credits credits = new Credits(link.credits());
         final SendQueue sendQueue = new SendQueue(state, sendQueueSize);
         this.control = new ControlIus(sendQueue, memory.ius(), memory.iuLength(), queueDepth);
-        final CommandEncoder encoder = new CommandEncoder(memory, link.immediateLimit());
+        final CommandEncoder encoder = nvme ? new NvmeCommandEncoder(memory)
+                : new SrpCommandEncoder(memory, link.immediateLimit());
         this.scheduler = new RequestScheduler(submissions.ring(), merge, readPriority);
         final RequestCompleter completer = new RequestCompleter(submissions.ring(), submissions.answered());
-        this.taskManagement = new TaskManagement(state, table, credits, control, retryQueue, faults);
-        final ResponseMatcher matcher = new ResponseMatcher(index, table, credits, completer, taskManagement, memory);
-        this.receiver = new ChannelReceiver(state, sendQueue, matcher, credits, control, memory);
+        this.taskManagement = new TaskManagement(state, table, credits, control, retryQueue, faults, !nvme);
+        final ResponseMatcher matcher = new ResponseMatcher(index, table, completer, memory);
+        final ReceiveBuffers receives = new ReceiveBuffers(state, memory);
+        final InboundHandler inbound = nvme ? new NvmeInbound(state, matcher, credits, receives)
+                : new SrpInbound(state, matcher, credits, control, taskManagement, receives);
+        this.receiver = new ChannelReceiver(state, sendQueue, inbound, memory);
         this.issuer = new CommandIssuer(state, scheduler, retryQueue, table, credits, sendQueue, encoder, completer,
                 faults.maxRetries());
         this.reconnection = new Reconnection(state, table, retryQueue, taskManagement, credits, sendQueue, encoder,
@@ -178,7 +187,7 @@ final class InitiatorChannel {
         }
     }
 
-    /** SRP_CMDs sent (statistics). */
+    /** Commands sent (statistics). */
     long commandsIssued() {
         return issuer.commandsIssued();
     }
@@ -206,8 +215,8 @@ final class InitiatorChannel {
     }
 
     /**
-     * Ends the channel: waits up to {@code drainMillis} for what is in flight, sends SRP_I_LOGOUT, stops the agent
-     * (requests still queued fail) and disconnects.
+     * Ends the channel: waits up to {@code drainMillis} for what is in flight, sends SRP_I_LOGOUT (SRP only), stops
+     * the agent (requests still queued fail) and disconnects.
      */
     void stop(final long drainMillis) {
         final long deadline = System.nanoTime() + drainMillis * 1_000_000;
@@ -244,7 +253,7 @@ final class InitiatorChannel {
             }
             agent.failEverything(new SrpIoException("channel " + index + " closed"));
         }
-        if (!state.isLost()) {
+        if (!state.isLost() && !nvme) {
             // SRP_I_LOGOUT (SRP r16a 6.7), then the disconnect; the agent has stopped, so this thread may post
             control.sendLogout();
             receiver.awaitControlSent(deadline + 1_000_000_000L);

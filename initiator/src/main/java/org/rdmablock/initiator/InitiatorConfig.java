@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How an {@link SrpInitiator} reaches its target and what it asks for. Build it with {@link #of} and the
+ * How an {@link SrpInitiator} reaches its target, in which protocol, and what it asks for. Build it with {@link #of} and the
  * {@code with*} methods; each component's default is documented on its constant.
  *
  * @param provider          verbs provider: {@code soft}, {@code native} or {@code auto}
@@ -39,12 +39,15 @@ import java.util.Objects;
  *                          fails, {@link #DEFAULT_MAX_RETRIES}
  * @param waiting           how a channel's thread waits for completions while commands are in flight,
  *                          {@link #DEFAULT_WAITING}
+ * @param nvme              null: SRP (the default); else speak NVMe over Fabrics to this subsystem
+ *                          ({@link #withNvme}): each channel an I/O queue of one controller, each namespace a
+ *                          {@link Lun} (numbered by namespace id); the SRP port ids and IU length are not used
  */
 public record InitiatorConfig(String provider, InetSocketAddress target, long idExt, long iocGuid, long initiatorIdHigh,
                               long initiatorIdLow, int channels, int queueDepth, int iuLength, boolean immediateData,
                               int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout,
                               boolean merge, boolean readPriority, Duration commandTimeout, Duration reconnectTimeout,
-                              int maxRetries, Waiting waiting) {
+                              int maxRetries, Waiting waiting, Nvme nvme) {
     /** One channel: enough for one submitting thread; give one per submitting thread for more. */
     public static final int DEFAULT_CHANNELS = 1;
     /** 128 commands in flight per channel: what our target grants by default (its {@code channel.credits}). */
@@ -71,6 +74,12 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public static final int DEFAULT_MAX_RETRIES = 3;
     /** Spin a little, then yield: the lowest latency where cores are to spare. */
     public static final Waiting DEFAULT_WAITING = Waiting.YIELD;
+    /** NVMe over Fabrics' port, where {@link #withNvme} sessions usually go. */
+    public static final int NVME_PORT = 4420;
+    /** Commands an NVMe I/O queue holds at most here: a command identifier names the slot, and 1024 are plenty. */
+    public static final int NVME_MAX_QUEUE_DEPTH = 1024;
+    /** NVMe Base 2.0, 4.5: an NQN has at most 223 bytes. */
+    static final int NQN_MAX_LENGTH = 223;
     /**
      * Low 64 bits of the default initiator port id: this process's id, so that two programs on one host (a mount and a
      * bench) are two initiators, and neither logs the other out (a target that allows one channel set per initiator
@@ -148,6 +157,39 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         if (ringSize < queueDepth || Integer.bitCount(ringSize) != 1) {
             throw new IllegalArgumentException("ringSize must be a power of two of at least queueDepth, not " + ringSize);
         }
+        if (nvme != null && queueDepth > NVME_MAX_QUEUE_DEPTH) {
+            throw new IllegalArgumentException("an NVMe I/O queue holds at most " + NVME_MAX_QUEUE_DEPTH
+                    + " commands (queueDepth " + queueDepth + ")");
+        }
+    }
+
+    /** The protocol a session speaks. */
+    public enum Protocol {
+        /** SCSI RDMA Protocol: Linux's ib_srpt, LIO, our target's SRP side. */
+        SRP,
+        /** NVMe over Fabrics on RDMA: Linux's nvmet-rdma, SPDK, our target's NVMe side. */
+        NVME
+    }
+
+    /**
+     * What an NVMe over Fabrics session names: the subsystem and this host (the NQN a subsystem's allowed hosts list
+     * and the 16-byte host identifier).
+     */
+    public record Nvme(String subsystemNqn, String hostNqn, java.util.UUID hostId) {
+        public Nvme {
+            Objects.requireNonNull(subsystemNqn, "subsystemNqn");
+            Objects.requireNonNull(hostNqn, "hostNqn");
+            Objects.requireNonNull(hostId, "hostId");
+            for (final String nqn : new String[] {subsystemNqn, hostNqn}) {
+                if (nqn.isEmpty() || nqn.length() > NQN_MAX_LENGTH) {
+                    throw new IllegalArgumentException("an NQN has 1 to " + NQN_MAX_LENGTH + " characters: \"" + nqn + "\"");
+                }
+            }
+        }
+    }
+
+    public Protocol protocol() {
+        return nvme == null ? Protocol.SRP : Protocol.NVME;
     }
 
     /**
@@ -161,7 +203,32 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
                 DEFAULT_INITIATOR_ID_LOW, DEFAULT_CHANNELS, DEFAULT_QUEUE_DEPTH, DEFAULT_IU_LENGTH, DEFAULT_IMMEDIATE_DATA,
                 DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MERGE,
                 DEFAULT_READ_PRIORITY, DEFAULT_COMMAND_TIMEOUT, DEFAULT_RECONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
-                DEFAULT_WAITING);
+                DEFAULT_WAITING, null);
+    }
+
+    /**
+     * Speak NVMe over Fabrics to subsystem {@code subsystemNqn}, as the host this process is by default: host NQN
+     * {@code nqn.2014-08.org.nvmexpress:uuid:} and a UUID made from this host's name and this process's id (as the SRP
+     * port id is, so that two programs are two hosts). A subsystem that lists its allowed hosts needs a fixed one:
+     * {@link #withNvme(String, String)}.
+     */
+    public InitiatorConfig withNvme(final String subsystemNqn) {
+        final java.util.UUID id = java.util.UUID.nameUUIDFromBytes(
+                (defaultInitiatorIdHigh() + "/" + DEFAULT_INITIATOR_ID_LOW).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return withNvme(new Nvme(subsystemNqn, "nqn.2014-08.org.nvmexpress:uuid:" + id, id));
+    }
+
+    /** Speak NVMe over Fabrics to subsystem {@code subsystemNqn} as host {@code hostNqn} (its host id made from it). */
+    public InitiatorConfig withNvme(final String subsystemNqn, final String hostNqn) {
+        return withNvme(new Nvme(subsystemNqn, hostNqn,
+                java.util.UUID.nameUUIDFromBytes(hostNqn.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+    }
+
+    /** Speak NVMe over Fabrics as {@code session} says (null: SRP). */
+    public InitiatorConfig withNvme(final Nvme session) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, session);
     }
 
     /** High 64 bits of the default initiator port id: the derived prefix and the CRC-32 of this host's name. */
@@ -179,69 +246,69 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
         return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** This initiator's port id, what the target's access lists name (high and low 64 bits). */
     public InitiatorConfig withInitiatorPortId(final long high, final long low) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth, iuLength,
                 immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
-                commandTimeout, reconnectTimeout, maxRetries, waiting);
+                commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** {@code count} channels per session, chosen per submission by {@code policy}. */
     public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** Commands in flight per channel at most (the ring grows to hold at least as many submissions). */
     public InitiatorConfig withQueueDepth(final int depth) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
                 iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1),
-                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
+                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** The initiator-to-target IU length asked for at login (LIO's ib_srpt takes its {@code srp_max_req_size}). */
     public InitiatorConfig withIuLength(final int length) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, length, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** Whether to ask for immediate data. */
     public InitiatorConfig withImmediateData(final boolean on) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
-                commandTimeout, reconnectTimeout, maxRetries, waiting);
+                commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** How the channels' threads wait for completions. */
     public InitiatorConfig withWaiting(final Waiting how) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, how);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, how, nvme);
     }
 
     /** Switches the scheduling layer's merging and read priority. */
     public InitiatorConfig withScheduling(final boolean mergeAdjacent, final boolean readsFirst) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout,
-                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries, waiting);
+                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** The bounce buffer per command, a power of two of at least 4096 bytes. */
     public InitiatorConfig withBounceBytes(final int bytes) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
     }
 
     /** The command timeout, the reconnect timeout and the retries. */
     public InitiatorConfig withFaultHandling(final Duration command, final Duration reconnect, final int retries) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, command, reconnect, retries, waiting);
+                readPriority, command, reconnect, retries, waiting, nvme);
     }
 }

@@ -10,8 +10,12 @@ import java.lang.foreign.MemorySegment;
 final class IoRequest {
     static final int READ = 1;
     static final int WRITE = 2;
-    /** A command given as a CDB (discovery, flush, unmap), one SRP_CMD, data through the bounce buffer. */
+    /** A SCSI command given as a CDB (discovery), one SRP_CMD, data through the bounce buffer. */
     static final int RAW = 3;
+    /** Everything written before it made durable: SYNCHRONIZE CACHE, or NVMe Flush. One command, no data. */
+    static final int FLUSH = 4;
+    /** {@link #blocks} at {@link #lba} deallocated: UNMAP, or NVMe Dataset Management. One command, its range as data. */
+    static final int UNMAP = 5;
     static final int NO_DATA = 0;
     static final int DATA_OUT = 1;
     static final int DATA_IN = 2;
@@ -39,7 +43,7 @@ final class IoRequest {
     int cdbLength;
     int rawDirection;
     int rawLength;
-    /** Data-out of a RAW command that brings no buffer of its own (an UNMAP parameter list). */
+    /** Data-out of a command that brings no buffer of its own (an UNMAP parameter list, a deallocate range). */
     final MemorySegment inline = MemorySegment.ofArray(new byte[64]);
 
     // the channel's thread
@@ -85,13 +89,20 @@ final class IoRequest {
 
     /** Whether every command of it has been issued. */
     boolean allIssued() {
-        return op == RAW ? issuedBlocks > 0 : issuedBlocks >= blocks;
+        return movesBlocks() ? issuedBlocks >= blocks : issuedBlocks > 0;
+    }
+
+    /** Whether it reads or writes blocks through a buffer (split into commands, merged), not one command of its own. */
+    boolean movesBlocks() {
+        return op == READ || op == WRITE;
     }
 
     String describe() {
         return switch (op) {
             case READ -> "READ of " + blocks + " blocks at LBA " + lba;
             case WRITE -> "WRITE of " + blocks + " blocks at LBA " + lba;
+            case FLUSH -> "FLUSH";
+            case UNMAP -> "UNMAP of " + blocks + " blocks at LBA " + lba;
             default -> String.format("command 0x%02x", Byte.toUnsignedInt(cdb[0]));
         };
     }

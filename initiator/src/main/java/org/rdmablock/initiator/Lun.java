@@ -132,27 +132,21 @@ public final class Lun {
                 callback);
     }
 
-    /** SYNCHRONIZE CACHE: every write answered before it is durable once this is answered. */
+    /** SYNCHRONIZE CACHE (NVMe: Flush): every write answered before it is durable once this is answered. */
     public void flush(final Object attachment, final IoCallback callback) {
-        initiator.submitRaw(address, r -> {
-            r.cdbLength = ScsiCdb.synchronizeCache10(r.cdb);
-            r.rawDirection = IoRequest.NO_DATA;
-            r.rawLength = 0;
-        }, null, attachment, callback);
+        initiator.submit(IoRequest.FLUSH, this, 0, 0, null, 0, false, attachment, callback);
     }
 
-    /** UNMAP of {@code blocks} (at most 2^32 - 1) at {@code lba}: the target may deallocate them; reads may return zeroes. */
+    /**
+     * UNMAP (NVMe: Dataset Management, deallocate) of {@code blocks} (at most 2^32 - 1) at {@code lba}: the target
+     * may deallocate them; reads may return zeroes.
+     */
     public void unmap(final long lba, final long blocks, final Object attachment, final IoCallback callback) {
         if (lba < 0 || blocks <= 0 || blocks > 0xFFFF_FFFFL || lba + blocks > blockCount) {
             throw new IllegalArgumentException("unmap of " + blocks + " blocks at LBA " + lba + " is outside LUN " + number
                     + " (" + blockCount + " blocks)");
         }
-        initiator.submitRaw(address, r -> {
-            r.cdbLength = ScsiCdb.unmap(r.cdb, ScsiCdb.UNMAP_ONE_DESCRIPTOR_LENGTH);
-            r.rawDirection = IoRequest.DATA_OUT;
-            r.rawLength = ScsiCdb.UNMAP_ONE_DESCRIPTOR_LENGTH;
-            ScsiCdb.unmapParameters(r.inline, lba, blocks);
-        }, null, attachment, callback);
+        initiator.submit(IoRequest.UNMAP, this, lba, blocks, null, 0, false, attachment, callback);
     }
 
     /** {@link #read(long, long, MemorySegment, long, Object, IoCallback)} as a future of the bytes read. */

@@ -80,7 +80,7 @@ final class RequestScheduler {
             for (long before = nextToStart; before < seq && !overlaps; before++) {
                 final IoRequest write = ring.get(before);
                 overlaps = !write.started && write.op != IoRequest.READ && write.lunField == candidate.lunField
-                        && (write.op == IoRequest.RAW || write.lba < candidate.lba + candidate.blocks
+                        && (write.op != IoRequest.WRITE || write.lba < candidate.lba + candidate.blocks
                         && candidate.lba < write.lba + write.blocks);
             }
             if (!overlaps) {

@@ -50,6 +50,8 @@ public final class SrpInitiator implements AutoCloseable {
     private DeviceContext context;
     private ProtectionDomain pd;
     private ChannelLogin login;
+    /** NVMe: the association with the controller (its admin queue), made at the first login; null for SRP. */
+    private NvmeAssociation association;
     private List<Lun> luns = List.of();
     private volatile boolean closed;
 
@@ -71,17 +73,34 @@ public final class SrpInitiator implements AutoCloseable {
             for (int i = 0; i < config.channels(); i++) {
                 initiator.logIn(i);
             }
-            final List<Lun> found = new ArrayList<>();
-            for (final LunDiscovery.Found lun : new LunDiscovery(initiator.router, initiator.waiter).discover()) {
-                found.add(new Lun(initiator, lun.number(), lun.address(), lun.blockSize(), lun.blockCount(),
-                        lun.maxTransferBytes(), lun.vendor(), lun.product(), lun.revision(), lun.serial()));
-            }
-            initiator.luns = Collections.unmodifiableList(found);
+            initiator.luns = Collections.unmodifiableList(initiator.association != null
+                    ? initiator.namespaces() : initiator.discoverLuns());
             return initiator;
         } catch (SrpIoException | RuntimeException e) {
             initiator.close();
             throw e;
         }
+    }
+
+    /** SRP: the LUNs from REPORT LUNS and each LUN's INQUIRY, capacity and limits. */
+    private List<Lun> discoverLuns() throws SrpIoException {
+        final List<Lun> found = new ArrayList<>();
+        for (final LunDiscovery.Found lun : new LunDiscovery(router, waiter).discover()) {
+            found.add(new Lun(this, lun.number(), lun.address(), lun.blockSize(), lun.blockCount(),
+                    lun.maxTransferBytes(), lun.vendor(), lun.product(), lun.revision(), lun.serial()));
+        }
+        return found;
+    }
+
+    /** NVMe: each active namespace a LUN numbered by its namespace id, with the controller's identity. */
+    private List<Lun> namespaces() throws SrpIoException {
+        final NvmeAssociation.Controller controller = association.controller();
+        final List<Lun> found = new ArrayList<>();
+        for (final NvmeAssociation.Namespace namespace : association.namespaces()) {
+            found.add(new Lun(this, (int) namespace.id(), namespace.id(), namespace.blockSize(), namespace.blocks(),
+                    controller.maxTransferBytes(), "NVMe", controller.model(), controller.firmware(), controller.serial()));
+        }
+        return found;
     }
 
     /** The configuration this session was made with. */
@@ -211,15 +230,6 @@ public final class SrpInitiator implements AutoCloseable {
                 attachment, callback);
     }
 
-    /** Submits a CDB-given command (flush, unmap); {@code prepare} fills the request's CDB and data fields. */
-    void submitRaw(final long lunField, final RawCommand prepare, final MemorySegment buffer, final Object attachment,
-                   final IoCallback callback) {
-        if (closed) {
-            throw new IllegalStateException("the initiator is closed");
-        }
-        router.submitRaw(lunField, prepare, buffer, attachment, callback);
-    }
-
     /**
      * With {@link InitiatorConfig.Waiting#CALLER}: runs one duty cycle of every channel on the calling thread: sends
      * what was submitted (within the target's credits), takes the answers and calls their callbacks here, checks
@@ -258,23 +268,29 @@ public final class SrpInitiator implements AutoCloseable {
 
     /** Logs channel {@code index} in (the first also opens the device) and starts it. */
     private void logIn(final int index) throws SrpIoException {
+        final boolean nvme = config.protocol() == InitiatorConfig.Protocol.NVME;
         final ConnectionId id = ChannelLogin.resolve(provider, config);
         if (context == null) {
             context = id.context();
             pd = context.allocateProtectionDomain();
             login = new ChannelLogin(config, provider, context, pd);
+            if (nvme) {
+                association = new NvmeAssociation(config, provider, context, pd);
+                association.open(ChannelLogin.resolve(provider, config));
+            }
         }
-        final ChannelMemory memory = ChannelMemory.register(pd, arena, config.queueDepth(), config.iuLength(),
-                config.bounceBytes(), resources);
+        final ChannelMemory memory = ChannelMemory.register(pd, arena, config.queueDepth(),
+                nvme ? NvmeAssociation.CAPSULE_LENGTH : config.iuLength(), config.bounceBytes(), resources);
         final CompletionChannel events = config.waiting() == InitiatorConfig.Waiting.EVENTS
                 ? context.createCompletionChannel() : null;
         if (events != null) {
             resources.add(events); // closed at close(), after the channels and their CQs
         }
-        final ChannelLink link = login.logIn(id, index, memory.receiveRequests(), index == 0, events);
+        final ChannelLink link = nvme ? association.logIn(id, index, memory.receiveRequests(), events)
+                : login.logIn(id, index, memory.receiveRequests(), index == 0, events);
         final InitiatorChannel channel = new InitiatorChannel(index, link, memory, config.queueDepth(), config.ringSize(),
                 ChannelLogin.sendQueueSize(config), config.merge(), config.readPriority(), FaultPolicy.of(config), events,
-                login, config.waiting() != InitiatorConfig.Waiting.CALLER);
+                nvme ? association : login, config.waiting() != InitiatorConfig.Waiting.CALLER, config.protocol());
         channels.add(channel);
         channel.start();
     }
@@ -300,6 +316,9 @@ public final class SrpInitiator implements AutoCloseable {
         }
         for (final InitiatorChannel channel : channels) {
             channel.stop(5_000);
+        }
+        if (association != null) {
+            association.close(); // after the I/O queues, as nvme-rdma deletes them before shutting the controller down
         }
         for (final MemoryRegion region : registered.removeAll()) {
             region.close();

@@ -14,6 +14,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One task management request at a time, on the credit held back for it. What was aborted goes to the retry queue,
  * its slot quarantined until a late answer for its tag comes.
+ *
+ * <p>A protocol without task management on its channels (NVMe over Fabrics: Abort goes on the admin queue, and
+ * Linux's nvme-rdma recovers by reconnecting) gives up the connection at the first command past the timeout: the
+ * reconnect sends what was in flight again.
  */
 final class TaskManagement {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagement.class);
@@ -30,6 +34,8 @@ final class TaskManagement {
     private final RetryQueue retryQueue;
     private final ChannelState state;
     private final FaultPolicy faults;
+    /** Whether the channel's protocol has ABORT TASK and LUN RESET (SRP); else a timed-out command loses the connection. */
+    private final boolean abortsCommands;
     private long nextTimeoutCheck;
     /** The task management request in flight: its function ({@link #NONE}: none), LUN and the command it is about. */
     private int function = NONE;
@@ -41,7 +47,7 @@ final class TaskManagement {
     private volatile long lunResets;
 
     TaskManagement(final ChannelState state, final CommandTable table, final Credits credits, final ControlIus control,
-                   final RetryQueue retryQueue, final FaultPolicy faults) {
+                   final RetryQueue retryQueue, final FaultPolicy faults, final boolean abortsCommands) {
         this.index = state.index();
         this.state = state;
         this.table = table;
@@ -49,6 +55,7 @@ final class TaskManagement {
         this.control = control;
         this.retryQueue = retryQueue;
         this.faults = faults;
+        this.abortsCommands = abortsCommands;
     }
 
     /** ABORT TASKs sent. */
@@ -87,6 +94,11 @@ final class TaskManagement {
         for (int slot = 0; slot < table.size(); slot++) {
             final OutstandingCommand c = table.get(slot);
             if (c.inUse() && !c.aborting && now - c.startNanos > faults.commandTimeoutNanos()) {
+                if (!abortsCommands) {
+                    state.lost(c.parts[0].describe() + " got no answer within "
+                            + Duration.ofNanos(faults.commandTimeoutNanos()));
+                    return 1;
+                }
                 LOG.warn("channel " + index + ": " + c.parts[0].describe() + " got no answer within "
                         + Duration.ofNanos(faults.commandTimeoutNanos()) + "; ABORT TASK");
                 send(SrpTaskManagement.ABORT_TASK, c.parts[0].lunField, c, now);

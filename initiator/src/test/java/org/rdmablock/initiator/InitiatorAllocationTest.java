@@ -1,14 +1,20 @@
 package org.rdmablock.initiator;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.target.config.NvmeConfig;
+import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.nvme.NvmeTarget;
 import org.rdmablock.target.srp.SrpTarget;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -17,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * No allocation per I/O on the steady path: 1 M operations (4 KiB reads into a registered buffer, 4 KiB writes as
- * immediate data, 64 KiB reads through the bounce buffers, in turn) at queue depth 16, with the callback API, counting
+ * No allocation per I/O on the steady path, over SRP and over NVMe: 1 M operations (4 KiB reads into a registered
+ * buffer, 4 KiB writes, 64 KiB reads through the bounce buffers, in turn) at queue depth 16, with the callback API, counting
  * the bytes the submitting thread and the channel's agent thread allocate ({@link TestConfiguration#ALLOCATION_OPS_PROP_NAME}).
  */
 class InitiatorAllocationTest {
@@ -28,16 +34,26 @@ class InitiatorAllocationTest {
     /** Bytes per operation the two threads may allocate: JIT and class loading leave a few kilobytes in all. */
     static final double BOUND = 0.05;
 
-    @Test
-    void millionOperationsAllocateNothingPerOperation() throws Exception {
+    /** Over SRP (4 KiB writes as immediate data), and over NVMe (every write's data read by the controller). */
+    @ParameterizedTest
+    @ValueSource(strings = {"srp", "nvme"})
+    void millionOperationsAllocateNothingPerOperation(final String protocol) throws Exception {
         final LogicalUnitTable units = new LogicalUnitTable();
         units.add(new LogicalUnit(0, LogicalUnitConfig.builder().serialNumber("alloc").blockSize(512).build(),
                 new InMemoryBackend(64L << 20)));
-        try (SrpTarget target = SrpTarget.start(InitiatorTest.targetConfig(), initiator -> units);
-             SrpInitiator initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS,
-                     target.localAddress().getPort()).withTargetPortId(InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID)
-                     .withInitiatorPortId(0x201, 1).withQueueDepth(32))) {
-            final Lun lun = initiator.lun(0);
+        final boolean nvme = protocol.equals("nvme");
+        try (AutoCloseable target = nvme ? NvmeTarget.start(InitiatorTest.targetConfig(), new NvmeConfig(0, List.of(
+                        new NvmeConfig.Subsystem(NvmeInitiatorTest.NQN, "SN-ALLOC", "alloc", List.of(), Set.of()))), units,
+                        new TargetStatistics())
+                     : SrpTarget.start(InitiatorTest.targetConfig(), initiator -> units);
+             SrpInitiator initiator = SrpInitiator.connect(nvme
+                     ? InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS,
+                             ((NvmeTarget) target).localAddress().getPort()).withQueueDepth(32)
+                             .withNvme(NvmeInitiatorTest.NQN, NvmeInitiatorTest.HOST)
+                     : InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS,
+                             ((SrpTarget) target).localAddress().getPort()).withTargetPortId(InitiatorTest.ID_EXT,
+                             InitiatorTest.IOC_GUID).withInitiatorPortId(0x201, 1).withQueueDepth(32))) {
+            final Lun lun = initiator.luns().get(0);
             final MemorySegment registered = initiator.allocateBuffer((long) DEPTH * 65536);
             final MemorySegment unregistered = java.lang.foreign.Arena.ofAuto().allocate((long) DEPTH * 65536, 4096);
             final AtomicInteger inFlight = new AtomicInteger();
@@ -52,7 +68,7 @@ class InitiatorAllocationTest {
             run(lun, registered, unregistered, inFlight, done, WARM_UP);
             System.out.printf("warm-up: %d operations at %.0f per second%n", WARM_UP, WARM_UP * 1e9 / (System.nanoTime() - warmStart));
             final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-            final Thread agent = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("srp-initiator-0")).findFirst()
+            final Thread agent = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(protocol + "-initiator-0")).findFirst()
                     .orElseThrow();
             final long self = Thread.currentThread().threadId();
             final long selfBefore = threads.getThreadAllocatedBytes(self);
@@ -64,7 +80,7 @@ class InitiatorAllocationTest {
             assertNull(failure.get());
             assertEquals(OPERATIONS, initiator.commandsIssued() - commandsBefore, "one command per operation");
             final double perOp = (double) (selfBytes + agentBytes) / OPERATIONS;
-            System.out.printf("InitiatorAllocationTest: %d operations; submitting thread %d B, agent %d B: %.4f B per operation%n",
+            System.out.printf("InitiatorAllocationTest (" + protocol + "): %d operations; submitting thread %d B, agent %d B: %.4f B per operation%n",
                     OPERATIONS, selfBytes, agentBytes, perOp);
             assertTrue(perOp < BOUND, "bytes allocated per operation: " + perOp + " (submitter " + selfBytes + ", agent "
                     + agentBytes + ")");

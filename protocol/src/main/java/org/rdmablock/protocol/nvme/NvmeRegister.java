@@ -19,6 +19,12 @@ public final class NvmeRegister {
     public static final int CC_ENABLE = 1;
     /** CC: the shutdown notification bits (15:14). */
     public static final int CC_SHUTDOWN_MASK = 3 << 14;
+    /** CC: normal shutdown notification (SHN 01b). */
+    public static final int CC_SHUTDOWN_NORMAL = 1 << 14;
+    /** CC: I/O submission queue entries of 64 bytes (IOSQES 6, bits 19:16), what an NVM controller requires. */
+    public static final int CC_IOSQES_NVM = 6 << 16;
+    /** CC: I/O completion queue entries of 16 bytes (IOCQES 4, bits 23:20). */
+    public static final int CC_IOCQES_NVM = 4 << 20;
     /** CSTS: ready. */
     public static final int CSTS_READY = 1;
     /** CSTS: controller fatal status. */
@@ -30,6 +36,8 @@ public final class NvmeRegister {
     public static final long CAP_MQES_MASK = 0xFFFF;
     /** CAP: the timeout field's shift (bits 31:24, in 500 ms units). */
     public static final int CAP_TIMEOUT_SHIFT = 24;
+    /** CAP: the memory page size minimum's shift (bits 51:48; the page is 2^(12 + MPSMIN) bytes). */
+    public static final int CAP_MPSMIN_SHIFT = 48;
     /** CAP: command sets supported, the NVM command set (bit 37). */
     public static final long CAP_CSS_NVM = 1L << 37;
 

@@ -124,11 +124,15 @@ class NvmeConstantsTest {
             pin(NvmeRegister.class, "CSTS", 0x001c, "NVME_REG_CSTS"),
             pin(NvmeRegister.class, "CC_ENABLE", 1 << 0, "NVME_CC_ENABLE"),
             pin(NvmeRegister.class, "CC_SHUTDOWN_MASK", 3 << 14, "NVME_CC_SHN_MASK"),
+            pin(NvmeRegister.class, "CC_SHUTDOWN_NORMAL", 1 << 14, "NVME_CC_SHN_NORMAL"),
+            pin(NvmeRegister.class, "CC_IOSQES_NVM", 6 << 16, "NVME_CC_IOSQES = NVME_NVM_IOSQES << NVME_CC_IOSQES_SHIFT"),
+            pin(NvmeRegister.class, "CC_IOCQES_NVM", 4 << 20, "NVME_CC_IOCQES = NVME_NVM_IOCQES << NVME_CC_IOCQES_SHIFT"),
             pin(NvmeRegister.class, "CSTS_READY", 1 << 0, "NVME_CSTS_RDY"),
             pin(NvmeRegister.class, "CSTS_FATAL", 1 << 1, "NVME_CSTS_CFS"),
             pin(NvmeRegister.class, "CSTS_SHUTDOWN_COMPLETE", 2 << 2, "NVME_CSTS_SHST_CMPLT"),
             pin(NvmeRegister.class, "CAP_MQES_MASK", 0xffff, "NVME_CAP_MQES(cap) = cap & 0xffff"),
             pin(NvmeRegister.class, "CAP_TIMEOUT_SHIFT", 24, "NVME_CAP_TIMEOUT(cap) = (cap >> 24) & 0xff"),
+            pin(NvmeRegister.class, "CAP_MPSMIN_SHIFT", 48, "NVME_CAP_MPSMIN(cap) = (cap >> 48) & 0xf"),
             pin(NvmeRegister.class, "CAP_CSS_NVM", 1L << 37, "NVME_CAP_CSS_NVM at NVME_CAP_CSS(cap) = (cap >> 37)"));
 
     private static final List<Pin> IDENTIFY = List.of(

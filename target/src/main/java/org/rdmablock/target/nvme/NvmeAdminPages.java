@@ -65,19 +65,35 @@ final class NvmeAdminPages {
         return NvmeRegister.CAP_CSS_NVM | READY_TIMEOUT_UNITS << NvmeRegister.CAP_TIMEOUT_SHIFT | (queueEntries - 1);
     }
 
-    /** MDTS: the largest transfer as a power of two of the 4 KiB minimum page size (CAP.MPSMIN 0). */
-    int maxDataTransferExponent() {
-        return Math.max(1, 63 - Long.numberOfLeadingZeros(maxTransferBytes / 4096)); // 0 would mean no limit
+    /** MDTS for a transfer of {@code bytes}: a power of two of the 4 KiB minimum page size (CAP.MPSMIN 0), rounded down. */
+    static int maxDataTransferExponent(final long bytes) {
+        return Math.max(1, 63 - Long.numberOfLeadingZeros(bytes / 4096)); // 0 would mean no limit
     }
 
-    /** Identify Controller (CNS 01h) of {@code c} into {@code out}. */
-    void identifyController(final MemorySegment out, final long at, final NvmeController c) {
+    /**
+     * The largest transfer {@code c} may announce: the target's I/O size, and no more than the smallest maximum transfer
+     * of the logical units it serves now, since NVMe has one limit per controller where SCSI has one per LUN (a
+     * namespace added later with a smaller one refuses the larger commands with Invalid Field).
+     */
+    long maxTransferBytes(final NvmeController c, final LogicalUnitTable units) {
+        long bytes = maxTransferBytes;
+        for (int lun = 0; lun <= LunAddress.MAX_LUN; lun++) {
+            final LogicalUnit unit = c.serves(lun) ? units.get(lun) : null;
+            if (unit != null) {
+                bytes = Math.min(bytes, unit.config().maxTransferBytes());
+            }
+        }
+        return bytes;
+    }
+
+    /** Identify Controller (CNS 01h) of {@code c}, serving {@code units}, into {@code out}. */
+    void identifyController(final MemorySegment out, final long at, final NvmeController c, final LogicalUnitTable units) {
         controller.wrap(out, at).reset();
         final boolean discoveryController = c.isDiscovery();
         controller.setVendorIds(0, 0)
                 .setIdentity(discoveryController ? "" : c.subsystem.serial(),
                         discoveryController ? NvmeConfig.Subsystem.DEFAULT_MODEL : c.subsystem.model(), FIRMWARE)
-                .setMaxDataTransferSize(maxDataTransferExponent())
+                .setMaxDataTransferSize(maxDataTransferExponent(c.isDiscovery() ? maxTransferBytes : maxTransferBytes(c, units)))
                 .setControllerId(c.id)
                 .setVersion(VERSION)
                 .setControllerType(discoveryController ? NvmeIdentifyController.TYPE_DISCOVERY : NvmeIdentifyController.TYPE_IO)

@@ -564,7 +564,7 @@ final class NvmeFrontEnd implements FrontEnd {
         final MemorySegment out = slot.dataSegment();
         final long at = slot.dataOffset();
         switch (cns) {
-            case NvmeIdentify.CNS_CONTROLLER -> pages.identifyController(out, at, controller);
+            case NvmeIdentify.CNS_CONTROLLER -> pages.identifyController(out, at, controller, queue.units());
             case NvmeIdentify.CNS_NAMESPACE -> pages.identifyNamespace(out, at, unit);
             case NvmeIdentify.CNS_ACTIVE_NAMESPACES -> pages.activeNamespaces(out, at, controller, queue.units(), nsid);
             default -> pages.namespaceDescriptors(out, at, unit);

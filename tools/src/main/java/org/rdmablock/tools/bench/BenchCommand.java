@@ -38,8 +38,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Mixin
     TargetOptions session;
 
-    @Option(names = "--lun", defaultValue = "0", description = "LUN number (default: ${DEFAULT-VALUE})")
-    int lun;
+    @Option(names = "--lun", description = "LUN number, or with --nvme the namespace id (default: LUN 0, namespace 1)")
+    Integer lun;
 
     @Option(names = "--rw", defaultValue = "randread", description = "randread, randwrite, read, write or randrw (default: ${DEFAULT-VALUE})")
     String rw;
@@ -191,7 +191,8 @@ public final class BenchCommand implements Callable<Integer> {
                     if (!kind.equals("memory") && !kind.equals("null")) {
                         throw new IllegalArgumentException("--embedded-target must be memory or null, not " + embeddedTarget);
                     }
-                    embedded = EmbeddedTarget.start(kind, Quantities.parseSize(embeddedSize), null, session.provider());
+                    embedded = EmbeddedTarget.start(kind, Quantities.parseSize(embeddedSize), null, session.provider(),
+                            session.nvmeSubsystem());
                 }
                 where = embedded != null ? embedded.where() : session.target();
                 final InitiatorConfig config = session.config(embedded);
@@ -207,16 +208,17 @@ public final class BenchCommand implements Callable<Integer> {
                 return EXIT_USAGE;
             }
             try (SrpInitiator initiator = SrpInitiator.connect(sessionConfig)) {
-                final Lun unit = initiator.lun(lun);
+                final int number = lun != null ? lun : session.defaultLun();
+                final Lun unit = initiator.lun(number);
                 final Workload workload;
                 try {
                     if (blockBytes % unit.blockSize() != 0) {
-                        throw new IllegalArgumentException("--bs " + bs + " is not a multiple of LUN " + lun + "'s block size, "
+                        throw new IllegalArgumentException("--bs " + bs + " is not a multiple of LUN " + number + "'s block size, "
                                 + unit.blockSize());
                     }
                     final long region = regionBytes == null ? unit.sizeBytes() : regionBytes;
                     if (region > unit.sizeBytes()) {
-                        throw new IllegalArgumentException("--size " + size + " is larger than LUN " + lun + " ("
+                        throw new IllegalArgumentException("--size " + size + " is larger than LUN " + number + " ("
                                 + unit.sizeBytes() + " bytes)");
                     }
                     workload = new Workload(mode, rwmixRead, blockBytes, ioDepth, threads, region, runtimeNanos,

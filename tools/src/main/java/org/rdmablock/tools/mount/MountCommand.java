@@ -155,7 +155,8 @@ public final class MountCommand implements Callable<Integer> {
             final InitiatorConfig config;
             try {
                 if (embeddedTarget != null) {
-                    embedded = EmbeddedTarget.start(embeddedTarget, embeddedBytes, embeddedFile, session.provider());
+                    embedded = EmbeddedTarget.start(embeddedTarget, embeddedBytes, embeddedFile, session.provider(),
+                            session.nvmeSubsystem());
                 }
                 config = session.config(embedded)
                         .withChannels(channels, InitiatorConfig.ChannelPolicy.PER_THREAD)

@@ -6,13 +6,18 @@ import org.rdmablock.target.backend.BackendFactory;
 import org.rdmablock.target.config.ChannelConfig;
 import org.rdmablock.target.config.ConfigException;
 import org.rdmablock.target.config.ListenConfig;
+import org.rdmablock.target.config.NvmeConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TargetConfigReader;
+import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.target.nvme.NvmeTarget;
 import org.rdmablock.target.srp.SrpTarget;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * A tool's own target ({@code --embedded-target}): our SRP target in this process on 127.0.0.1, a free port, one LUN 0
@@ -26,12 +31,40 @@ public final class EmbeddedTarget implements AutoCloseable {
     public static final String ADDRESS = "127.0.0.1";
     private final LunInventory inventory;
     private final SrpTarget target;
+    /** The NVMe side, on a port of its own, when one was asked for; else null. */
+    private final NvmeTarget nvme;
     private final long idExt;
 
-    private EmbeddedTarget(final LunInventory inventory, final SrpTarget target, final long idExt) {
+    private final TargetConfig config;
+
+    private EmbeddedTarget(final LunInventory inventory, final SrpTarget target, final NvmeTarget nvme, final long idExt,
+                           final TargetConfig config) {
         this.inventory = inventory;
         this.target = target;
+        this.nvme = nvme;
         this.idExt = idExt;
+        this.config = config;
+    }
+
+    /**
+     * {@link #start(String, long, Path, String)}, and with {@code subsystemNqn} not null an NVMe over Fabrics side too:
+     * that subsystem, LUN 0 as its namespace 1, on a free port of its own ({@link #nvmeAddress}).
+     */
+    public static EmbeddedTarget start(final String backend, final long sizeBytes, final Path file, final String provider,
+                                       final String subsystemNqn) {
+        final EmbeddedTarget srp = start(backend, sizeBytes, file, provider);
+        if (subsystemNqn == null) {
+            return srp;
+        }
+        try {
+            final NvmeTarget nvme = NvmeTarget.start(srp.config, new NvmeConfig(0, List.of(new NvmeConfig.Subsystem(
+                    subsystemNqn, String.format(Locale.ROOT, "%016x", srp.idExt), NvmeConfig.Subsystem.DEFAULT_MODEL,
+                    List.of(), Set.of()))), srp.inventory.liveUnitsFor(NvmeTarget.NVME_HOSTS), new TargetStatistics());
+            return new EmbeddedTarget(srp.inventory, srp.target, nvme, srp.idExt, srp.config);
+        } catch (RuntimeException e) {
+            srp.close();
+            throw e;
+        }
     }
 
     /**
@@ -77,7 +110,7 @@ public final class EmbeddedTarget implements AutoCloseable {
                 read.channel(), read.pipeline(), read.timeouts(), read.luns());
         final LunInventory inventory = new LunInventory(config, BackendFactory::open);
         try {
-            return new EmbeddedTarget(inventory, SrpTarget.start(config, inventory::unitsFor), id);
+            return new EmbeddedTarget(inventory, SrpTarget.start(config, inventory::unitsFor), null, id, config);
         } catch (RuntimeException e) {
             inventory.close();
             throw e;
@@ -89,6 +122,11 @@ public final class EmbeddedTarget implements AutoCloseable {
         return target.localAddress();
     }
 
+    /** Where its NVMe side listens; null without one. */
+    public InetSocketAddress nvmeAddress() {
+        return nvme != null ? nvme.localAddress() : null;
+    }
+
     /** Its id_ext, and ioc_guid (the same). */
     public long idExt() {
         return idExt;
@@ -96,12 +134,15 @@ public final class EmbeddedTarget implements AutoCloseable {
 
     /** {@code host:port}, for reports. */
     public String where() {
-        return ADDRESS + ":" + address().getPort();
+        return ADDRESS + ":" + (nvme != null ? nvmeAddress() : address()).getPort();
     }
 
     @Override
     public void close() {
         try {
+            if (nvme != null) {
+                nvme.close();
+            }
             target.close();
         } finally {
             inventory.close();

@@ -5,7 +5,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The options that name a target and this initiator, shared by {@code rdmablock bench} and {@code rdmablock mount}
- * (a picocli mixin): {@code --target}, {@code --provider}, {@code --id-ext}, {@code --ioc-guid}, {@code --initiator-id}.
+ * (a picocli mixin): {@code --target}, {@code --provider}, {@code --id-ext}, {@code --ioc-guid}, {@code --initiator-id},
+ * and for NVMe over Fabrics {@code --nvme} and {@code --host-nqn}.
  */
 public final class TargetOptions {
     @Option(names = "--target", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:5555",
@@ -27,9 +28,28 @@ public final class TargetOptions {
             + "where the target's allowed_initiators names it")
     String initiatorId;
 
+    @Option(names = "--nvme", paramLabel = "NQN", description = "speak NVMe over Fabrics to this subsystem (our target's "
+            + "[nvme] subsystem, or Linux nvmet's) instead of SRP: --target then names its NVMe port (usually 4420), and "
+            + "LUNs are namespace ids (from 1)")
+    String nvmeSubsystem;
+
+    @Option(names = "--host-nqn", paramLabel = "NQN", description = "with --nvme: this host's NQN (default: one derived "
+            + "from this host's name and this process's id); give one where the subsystem's allowed_hosts names it")
+    String hostNqn;
+
     /** The verbs provider's name. */
     public String provider() {
         return provider;
+    }
+
+    /** The NVMe subsystem {@code --nvme} names, or null: SRP. */
+    public String nvmeSubsystem() {
+        return nvmeSubsystem;
+    }
+
+    /** The LUN a tool uses when none is named: LUN 0 over SRP, namespace 1 over NVMe. */
+    public int defaultLun() {
+        return nvmeSubsystem != null ? 1 : 0;
     }
 
     /** {@code --target} as given. */
@@ -44,11 +64,19 @@ public final class TargetOptions {
      * @throws IllegalArgumentException an option does not parse (the message names it)
      */
     public InitiatorConfig config(final EmbeddedTarget embedded) {
+        if (hostNqn != null && nvmeSubsystem == null) {
+            throw new IllegalArgumentException("--host-nqn names an NVMe host: it goes with --nvme");
+        }
         final InitiatorConfig config = embedded != null
-                ? InitiatorConfig.of(provider, EmbeddedTarget.ADDRESS, embedded.address().getPort())
+                ? InitiatorConfig.of(provider, EmbeddedTarget.ADDRESS,
+                        (nvmeSubsystem != null ? embedded.nvmeAddress() : embedded.address()).getPort())
                         .withTargetPortId(embedded.idExt(), embedded.idExt())
                 : targetConfig(target);
-        return withInitiatorId(config);
+        final InitiatorConfig session = withInitiatorId(config);
+        if (nvmeSubsystem == null) {
+            return session;
+        }
+        return hostNqn != null ? session.withNvme(nvmeSubsystem, hostNqn) : session.withNvme(nvmeSubsystem);
     }
 
     /** The session's config for {@code host:port} ({@code [v6]:port} too), with the ids given or derived. */

@@ -88,6 +88,25 @@ class BenchCommandTest {
         return target.localAddress().getPort();
     }
 
+    /** The same bench over NVMe over Fabrics: the embedded target's NVMe side, namespace 1 by default. */
+    @Test
+    void aVerifiedRunOverNvmeReachesNamespaceOne() throws Exception {
+        final Path json = dir.resolve("bench-nvme.json");
+        final Run run = bench("--embedded-target", "memory", "--embedded-size", "8m", "--nvme",
+                "nqn.2026-12.org.rdmablock:bench-test", "--rw", "randrw", "--bs", "4k", "--iodepth", "4", "--channels", "2",
+                "--threads", "2", "--runtime", "500ms", "--verify", "--no-progress", "--json", json.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        final JsonNode doc = new ObjectMapper().readTree(Files.readString(json));
+        assertEquals("ok", doc.get("result").asText());
+        assertEquals(1, doc.get("lun").asInt(), "namespace 1");
+        assertTrue(doc.get("read").get("ios").asLong() > 0 && doc.get("write").get("ios").asLong() > 0, doc.toString());
+        assertEquals(0, doc.get("verify").get("errors").asInt());
+        final Run refused = bench("--embedded-target", "memory", "--embedded-size", "1m", "--host-nqn",
+                "nqn.2026-12.example:h", "--no-progress");
+        assertEquals(2, refused.exit(), refused.err());
+        assertTrue(refused.err().contains("--host-nqn") && refused.err().contains("--nvme"), refused.err());
+    }
+
     @Test
     void aVerifiedMixedRunMeasuresAndReportsEveryFigure() throws Exception {
         final Path json = dir.resolve("bench.json");
