@@ -9,7 +9,8 @@
 # and after the daemon is killed (SIGKILL) and started again under the connected host, which reconnects by itself;
 # ib_srp logs in to the same daemon meanwhile, and fio verifies writes through SRP and NVMe at once (one pipeline).
 # Then Linux's own nvmet-rdma (configfs, a 64 MiB brd ramdisk) beside it in the same boot: compare-lib.sh's fio jobs
-# on both ($OUT/nvme-compare.md; goal: 0.8 of nvmet-rdma on the 4 KiB rows, 1.0 on the 1 MiB rows). Runs while rxe
+# on both ($OUT/nvme-compare.md; goal: 0.8 of nvmet-rdma on the 4 KiB rows, 1.0 on the 1 MiB rows). Our initiator
+# library speaks NVMe to both too (NvmeInteropTest: 64 MiB written and read back, verified). Runs while rxe
 # is up; leaves the host disconnected, nvmet down and the daemon stopped. The daemon's log is $OUT/nvme-target.log,
 # the kernel's nvme lines $OUT/nvme-dmesg.log.
 NVME_DIR=/tmp/nvme-rdma
@@ -278,6 +279,18 @@ compare_dev() {
   echo $dev
 }
 
+# our initiator library (NvmeInteropTest, native provider) against port $1, subsystem $2; reports under $3
+nvme_library() {
+  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g \
+    -Drdmablock.target.provider=native -Drdmablock.nvme.address=$NVME_ADDR:$1 -Drdmablock.nvme.nqn=$2 \
+    -Drdmablock.nvme.label=$3 \
+    -jar $W/java/junit-console.jar execute --class-path "$(cat $W/java/initiator-test.classpath)" \
+    --reports-dir "$OUT/reports/nvme-library-$3" --fail-if-no-tests --details=tree --disable-banner \
+    --select-class org.rdmablock.initiator.NvmeInteropTest
+}
+. $REPO/deploy/qemu/plans/counted.sh
+NVME_LIBRARY_TEST=$REPO/initiator/src/test/java/org/rdmablock/initiator/NvmeInteropTest.java
+
 nvme_down() (
   set -eo pipefail
   nvme disconnect -n $NVME_NQN || true
@@ -298,6 +311,10 @@ step nvme_srp_beside nvme_srp_beside
 step nvme_rdma_restart_kill nvme_restart
 step nvmet_rdma_up nvmet_up
 step nvme_compare compare_run nvme-compare nvmet "Linux nvmet-rdma, brd ramdisk" 0.8 1.0
+step nvme_library_nvmet nvme_library $NVMET_PORT $NVMET_NQN nvmet
+step nvme_library_nvmet_counted counted nvme-library-nvmet '^$' $NVME_LIBRARY_TEST
+step nvme_library_ours nvme_library $NVME_PORT $NVME_NQN ours
+step nvme_library_ours_counted counted nvme-library-ours '^$' $NVME_LIBRARY_TEST
 step nvmet_rdma_down nvmet_down
 step nvme_rdma_down nvme_down
 dmesg | grep -iE 'nvme' > $OUT/nvme-dmesg.log || true

@@ -49,6 +49,25 @@ final class TestConfiguration {
         return Integer.getInteger(ALLOCATION_OPS_PROP_NAME, ALLOCATION_OPS_DEFAULT);
     }
 
+    /** {@code host:port} of a second NVMe over Fabrics target (Linux nvmet-rdma); {@link NvmeInteropTest} runs only when it is set. */
+    static final String NVME_ADDRESS_PROP_NAME = "rdmablock.nvme.address";
+    /** The subsystem NQN to connect to there. */
+    static final String NVME_NQN_PROP_NAME = "rdmablock.nvme.nqn";
+    /** A label for its report lines (default "NVMe"). */
+    static final String NVME_LABEL_PROP_NAME = "rdmablock.nvme.label";
+
+    static String nvmeAddress() {
+        return System.getProperty(NVME_ADDRESS_PROP_NAME);
+    }
+
+    static String nvmeNqn() {
+        return System.getProperty(NVME_NQN_PROP_NAME);
+    }
+
+    static String nvmeLabel() {
+        return System.getProperty(NVME_LABEL_PROP_NAME, "NVMe");
+    }
+
     /** {@link #LIO_ADDRESS_PROP_NAME}, or null when it is not set. */
     static String lioAddress() {
         return System.getProperty(LIO_ADDRESS_PROP_NAME);
