@@ -9,7 +9,6 @@
 # kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
 IBSRP_PORT=5556                       # LIO's ib_srpt takes 5555 (lio-initiator.sh)
 IBSRP_DIR=/tmp/ib-srp                 # the guest's tmpfs overlay
-IBSRP_JAR=${IBSRP_JAR:-$REPO/target/build/rdmablock-target.jar}
 IBSRP_LOG=$OUT/ib-srp-target.log
 IBSRP_LUNS="0:file:512 1:file:4096 2:rocksdb:512 3:rocksdb:4096 4:memory:512"
 IBSRP_SIZE_MIB=64
@@ -27,6 +26,7 @@ IBSRP_PIPELINE=${IBSRP_PIPELINE:-'completions = "event"
 backend_threads = 0
 blocking_threads = 0'}
 IBSRP_JAVA_OPTS=${IBSRP_JAVA_OPTS:-}  # e.g. -Drdmablock.poller.eventSpins=200 (CompletionPoller, CommandPipeline)
+. $REPO/deploy/qemu/plans/daemon-lib.sh
 
 ibsrp_config() {
   mkdir -p $IBSRP_DIR
@@ -34,39 +34,20 @@ ibsrp_config() {
     printf '[listen]\nprovider = "native"\naddress = "192.0.2.15"\nport = %d\n' $IBSRP_PORT
     printf '[pipeline]\n%s\n' "$IBSRP_PIPELINE"
     printf '[admin]\nsocket = "%s/admin.sock"\n' $IBSRP_DIR
-    local l n b bs
-    for l in $IBSRP_LUNS; do
-      IFS=: read -r n b bs <<< "$l"
-      printf '[[lun]]\nnumber = %d\nbackend = "%s"\nsize = "%dMiB"\nblock_size = %d\n' $n $b $IBSRP_SIZE_MIB $bs
-      [ $b = memory ] || printf 'path = "%s/lun%d.%s"\ncreate = true\n' $IBSRP_DIR $n $b
-    done
+    daemon_luns $IBSRP_DIR $IBSRP_SIZE_MIB $IBSRP_LUNS
   } > $IBSRP_DIR/target.toml
 }
 
-# starts the daemon; waits for its ready line (the ib_srp line it prints)
+# starts the daemon; waits for its $1-th ready line (the ib_srp line it prints; default: the first)
 ibsrp_start_target() {
-  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g $IBSRP_JAVA_OPTS \
-    -cp "$IBSRP_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $IBSRP_DIR/target.toml \
-    >> $IBSRP_LOG 2>&1 &
-  echo $! > $IBSRP_DIR/target.pid
-  local i
-  for i in $(seq 1 180); do
-    [ "$(grep -c '^reach it' $IBSRP_LOG)" -ge "${1:-1}" ] && return 0
-    kill -0 "$(cat $IBSRP_DIR/target.pid)" 2>/dev/null || { echo "target exited"; tail -20 $IBSRP_LOG; return 1; }
-    sleep 1
-  done
-  echo "target not ready after 180 s"; return 1
+  daemon_start $IBSRP_DIR $IBSRP_LOG "${1:-1}" "$IBSRP_JAVA_OPTS"
 }
 
 # ib_srp's add_target: the target $1 (id_ext, ioc_guid, dest; default: the line our daemon printed), plus this port's
-# initiator_ext and source address
+# initiator_ext and source address; max_sect=2048: 1 MiB commands (ib_srp's default is 512 KiB), so 1 MiB I/O goes as
+# one multi-descriptor command
 ibsrp_add_target() {
-  local gid0 g line=${1:-}
-  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
-  [ -n "$line" ] || line=$(grep -o 'echo id_ext=[^ ]*' $IBSRP_LOG | tail -1 | sed 's/^echo //')
-  [ -n "$line" ] || { echo "no add_target line in the target's log"; return 1; }
-  # max_sect=2048: 1 MiB commands (ib_srp's default is 512 KiB), so 1 MiB I/O goes as one multi-descriptor command
-  echo "$line,initiator_ext=${g:0:16},src=192.0.2.15,max_sect=2048" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  srp_add_target $IBSRP_LOG "${1:-}" max_sect=2048
 }
 
 # the block device of LUN $1 (empty if none): the disk whose vendor is $2 (default: ours) and whose SCSI LUN is $1
@@ -194,7 +175,7 @@ ibsrp_readd() (
 
 # rdmablock admin against the daemon's management socket
 ibsrp_admin_cli() {
-  $JAVA -cp "$IBSRP_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $IBSRP_DIR/admin.sock "$@"
+  daemon_admin $IBSRP_DIR "$@"
 }
 
 # the management socket under the attached ib_srp: LUN 0 grown in place (the kernel logs the unit attention, and a

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Linux's own NVMe over Fabrics host (nvme-rdma, driven by nvme-cli) against our target daemon's NVMe front end on the
 # native provider over rxe0 (192.0.2.15:4420), SRP listening beside it: nvme discover lists the subsystem, nvme
-# connect brings its namespaces up as /dev/nvmeXnY (a memory LUN with 512-byte blocks, a file LUN with 4096-byte
-# ones), id-ctrl and id-ns say what the config says, fio verifies 4 KiB random and 1 MiB sequential writes read back,
+# connect brings its namespaces up as /dev/nvmeXnY (a memory LUN with 512-byte blocks, a file and a RocksDB LUN with
+# 4096-byte ones), id-ctrl and id-ns say what the config says, fio verifies 4 KiB random and 1 MiB sequential writes read back,
 # a discarded range reads zeroes, nvme flush answers, a namespace resized through the management socket shows its new
 # size without a rescan (the Asynchronous Event makes the host rescan), the data is still there after a disconnect and a
 # connect again,
@@ -14,16 +14,17 @@
 # is up; leaves the host disconnected, nvmet down and the daemon stopped. The daemon's log is $OUT/nvme-target.log,
 # the kernel's nvme lines $OUT/nvme-dmesg.log.
 NVME_DIR=/tmp/nvme-rdma
-NVME_JAR=${NVME_JAR:-$REPO/target/build/rdmablock-target.jar}
 NVME_LOG=$OUT/nvme-target.log
 NVME_NQN=nqn.2026-12.org.rdmablock:qemu
 NVME_ADDR=192.0.2.15
 NVME_PORT=4420
-NVME_LUNS="0:memory:512 1:file:4096"   # namespace n is LUN n-1
+NVME_LUNS="0:memory:512 1:file:4096 2:rocksdb:4096"   # namespace n is LUN n-1
 NVME_SIZE_MIB=64
 NVMET_NQN=nqn.2026-12.org.rdmablock:nvmet
 NVMET_PORT=4421
 NVMET=/sys/kernel/config/nvmet
+
+. $REPO/deploy/qemu/plans/daemon-lib.sh
 
 nvme_config() {
   mkdir -p $NVME_DIR
@@ -32,12 +33,7 @@ nvme_config() {
     printf '[pipeline]\ncompletions = "event"\nbackend_threads = 0\nblocking_threads = 0\n'
     printf '[nvme]\nsubsystem = "%s"\nport = %d\nserial = "RDMABLOCK-QEMU"\n' $NVME_NQN $NVME_PORT
     printf '[admin]\nsocket = "%s/admin.sock"\n' $NVME_DIR
-    local l n b bs
-    for l in $NVME_LUNS; do
-      IFS=: read -r n b bs <<< "$l"
-      printf '[[lun]]\nnumber = %d\nbackend = "%s"\nsize = "%dMiB"\nblock_size = %d\n' $n $b $NVME_SIZE_MIB $bs
-      [ $b = memory ] || printf 'path = "%s/lun%d.%s"\ncreate = true\n' $NVME_DIR $n $b
-    done
+    daemon_luns $NVME_DIR $NVME_SIZE_MIB $NVME_LUNS
   } > $NVME_DIR/target.toml
 }
 
@@ -72,17 +68,7 @@ nvme_connect() {
 
 # starts the daemon; waits for its $1-th ready line (default: the first)
 nvme_start_target() {
-  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g \
-    -cp "$NVME_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $NVME_DIR/target.toml \
-    >> $NVME_LOG 2>&1 &
-  echo $! > $NVME_DIR/target.pid
-  local i
-  for i in $(seq 1 180); do
-    [ "$(grep -c '^reach it' $NVME_LOG)" -ge "${1:-1}" ] && return 0
-    kill -0 "$(cat $NVME_DIR/target.pid)" 2>/dev/null || { echo "target exited"; tail -20 $NVME_LOG; return 1; }
-    sleep 1
-  done
-  echo "target not ready after 180 s"; return 1
+  daemon_start $NVME_DIR $NVME_LOG "${1:-1}"
 }
 
 nvme_up() (
@@ -165,8 +151,7 @@ nvme_resize() (
   local dev i size
   dev=$(nvme_dev 2)
   for size in $((NVME_SIZE_MIB * 2)) $NVME_SIZE_MIB; do
-    $JAVA -cp "$NVME_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $NVME_DIR/admin.sock \
-      lun resize 1 ${size}MiB --force
+    daemon_admin $NVME_DIR lun resize 1 ${size}MiB --force
     for i in $(seq 1 40); do [ "$(blockdev --getsize64 $dev)" = $((size * 1048576)) ] && break; sleep 0.5; done
     [ "$(blockdev --getsize64 $dev)" = $((size * 1048576)) ] \
       || { echo "$dev: $(blockdev --getsize64 $dev) bytes 20 s after the resize to $size MiB"; exit 1; }
@@ -197,11 +182,9 @@ nvme_reconnect() (
 # writes on LUN 1 through SRP and on namespace 1 (LUN 0) through NVMe at the same time; then ib_srp logs out
 nvme_srp_beside() (
   set -eo pipefail
-  local gid0 g line d h sd="" i srp nvm
+  local d h sd="" i srp nvm
   modprobe sd_mod; modprobe ib_srp
-  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
-  line=$(grep -o 'echo id_ext=[^ ]*' $NVME_LOG | tail -1 | sed 's/^echo //')
-  echo "$line,initiator_ext=${g:0:16},src=$NVME_ADDR" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  srp_add_target $NVME_LOG
   for i in $(seq 1 120); do
     for d in /sys/block/sd*; do
       [ "$(tr -d ' ' < $d/device/vendor 2>/dev/null)" = RDMABLK ] || continue

@@ -382,8 +382,9 @@ final class NvmeAssociation implements Reconnector {
 
     private long propertyGet(final int register) throws SrpIoException {
         final NvmeSubmission e = newEntry(NvmeOpcode.FABRICS).setFabricsType(NvmfCommandType.PROPERTY_GET);
-        new NvmfPropertyCommand().wrap(e.segment(), e.offset()).setAttributes(NvmfPropertyCommand.SIZE_8_BYTES)
-                .setProperty(register);
+        // the size is the property's: 8 bytes for CAP, 4 for the others (nvmet refuses any other)
+        new NvmfPropertyCommand().wrap(e.segment(), e.offset())
+                .setAttributes(register == NvmeRegister.CAP ? NvmfPropertyCommand.SIZE_8_BYTES : 0).setProperty(register);
         nullSgl(e);
         return adminResult(call(adminQp, adminCq, ADMIN_SEND_ID), "Property Get");
     }

@@ -296,10 +296,12 @@ public final class TargetMain implements Callable<Integer> {
             out.printf("admin: %s (bin/rdmablock admin --socket %s status)%n", admin.socket(), admin.socket());
         }
         if (nvme != null) {
-            final NvmeConfig.Subsystem subsystem = cfg.nvme().subsystems().get(0);
-            out.printf("NVMe over Fabrics: subsystem %s, namespace n = LUN n-1 of those open to every initiator: nvme connect"
-                            + " -t rdma -a %s -s %d -n %s%n", subsystem.nqn(), address.getAddress().getHostAddress(),
-                    nvme.localAddress().getPort(), subsystem.nqn());
+            for (final NvmeConfig.Subsystem subsystem : cfg.nvme().subsystems()) {
+                out.printf("NVMe over Fabrics: subsystem %s, namespace n = LUN n-1 of %s: nvme connect -t rdma -a %s -s %d"
+                                + " -n %s%n", subsystem.nqn(), subsystem.namespaces().isEmpty()
+                                ? "those open to every initiator" : "LUNs " + subsystem.namespaces(),
+                        address.getAddress().getHostAddress(), nvme.localAddress().getPort(), subsystem.nqn());
+            }
         }
         out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
                         + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",

@@ -38,10 +38,15 @@ final class ConfigKeys {
     static final String METRICS = "metrics";
     static final String ADMIN = "admin";
     static final String NVME = "nvme";
-    /** The one array of tables: a [[lun]] per logical unit. */
+    /** An array of tables: a [[subsystem]] per NVMe subsystem (beside [nvme]'s own, when it names one). */
+    static final String SUBSYSTEM = "subsystem";
+    /** An array of tables: a [[lun]] per logical unit. */
     static final String LUN = "lun";
     /** The tables a config may hold, in the order of the sample. */
-    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, ADMIN, NVME, LUN);
+    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, ADMIN, NVME, SUBSYSTEM,
+            LUN);
+    /** The arrays of tables among {@link #TABLES}: each entry read on its own, with the document's keys behind it. */
+    static final List<String> ARRAYS = List.of(SUBSYSTEM, LUN);
 
     // Upper bounds that are not protocol limits: beyond them a value is a typo, or buffers would not fit in memory
     // (receive buffers are credits × max_iu_length bytes per channel).
@@ -171,6 +176,25 @@ final class ConfigKeys {
             listOf(scalar("a host NQN (nvme show-hostnqn)", ConfigKeys::nqnOrEmpty), "an array of host NQNs"),
             byDefault(List.of()), "the host NQNs that may connect; empty: any");
 
+    static final Key<String> SUBSYSTEM_NQN = key(SUBSYSTEM, "nqn",
+            scalar("an NQN of at most " + NvmeConfig.NQN_MAX_LENGTH + " bytes starting \"nqn.\"", ConfigKeys::nqn),
+            required(v -> "the subsystem's NQN, e.g. \"nqn.2026-12.org.example:disks\""),
+            "the subsystem's NQN (nvme connect -n), each once");
+    static final Key<String> SUBSYSTEM_SERIAL = key(SUBSYSTEM, "serial",
+            scalar("at most " + NvmeConfig.SERIAL_MAX_LENGTH + " printable ASCII characters", ConfigKeys::serial),
+            derived("target.id_ext's 16 hex digits and 4 of the NQN's CRC-32", v -> v.get(ID_EXT) == null
+                    || v.get(SUBSYSTEM_NQN) == null ? null : NvmeConfig.Subsystem.derivedSerial(v.get(ID_EXT), v.get(SUBSYSTEM_NQN))),
+            "Identify Controller's serial number");
+    static final Key<String> SUBSYSTEM_MODEL = key(SUBSYSTEM, "model",
+            scalar("at most " + NvmeConfig.MODEL_MAX_LENGTH + " printable ASCII characters", ConfigKeys::model),
+            byDefault(NvmeConfig.Subsystem.DEFAULT_MODEL), "Identify Controller's model number");
+    static final Key<List<Integer>> SUBSYSTEM_NAMESPACES = key(SUBSYSTEM, "namespaces",
+            listOf(integer(0, LunConfig.MAX_NUMBER), "an array of LUN numbers"), byDefault(List.of()),
+            "the LUNs it serves, each as namespace LUN + 1; empty: every LUN without allowed_initiators");
+    static final Key<List<String>> SUBSYSTEM_ALLOWED_HOSTS = key(SUBSYSTEM, "allowed_hosts",
+            listOf(scalar("a host NQN (nvme show-hostnqn)", ConfigKeys::nqn), "an array of host NQNs"),
+            byDefault(List.of()), "the host NQNs that may connect; empty: any");
+
     static final Map<String, BackendKind> BACKENDS = names(List.of("file", "rocksdb", "memory", "null"),
             List.of(BackendKind.FILE, BackendKind.ROCKSDB, BackendKind.MEMORY, BackendKind.NULL));
 
@@ -222,7 +246,8 @@ final class ConfigKeys {
     static final List<Key<?>> ALL = List.of(PROVIDER, ADDRESS, PORT, ID_EXT, IOC_GUID, CREDITS, MAX_IU_LENGTH,
             MAX_IO_SIZE, IMMEDIATE_DATA, IMMEDIATE_DATA_SIZE, MAX_CHANNELS, MAX_CHANNELS_PER_INITIATOR, CQ_SIZE, RING_SIZE, BACKEND_THREADS,
             BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, ADMIN_SOCKET, NVME_SUBSYSTEM,
-            NVME_PORT, NVME_SERIAL, NVME_ALLOWED_HOSTS, NUMBER,
+            NVME_PORT, NVME_SERIAL, NVME_ALLOWED_HOSTS, SUBSYSTEM_NQN, SUBSYSTEM_SERIAL, SUBSYSTEM_MODEL,
+            SUBSYSTEM_NAMESPACES, SUBSYSTEM_ALLOWED_HOSTS, NUMBER,
             BACKEND, PATH, CREATE, GROW, SIZE, BLOCK_SIZE, READ_ONLY, WRITE_CACHE, DIRECT_IO, BLOCK_CACHE, ALLOWED_INITIATORS);
 
     private ConfigKeys() {
@@ -426,6 +451,16 @@ final class ConfigKeys {
         boolean printable = text.chars().allMatch(c -> c > 0x20 && c < 0x7F);
         return text.isEmpty() || text.startsWith("nqn.") && text.length() <= NvmeConfig.NQN_MAX_LENGTH && printable
                 ? text : null;
+    }
+
+    private static String nqn(Object value) {
+        String nqn = nqnOrEmpty(value);
+        return nqn == null || nqn.isEmpty() ? null : nqn;
+    }
+
+    private static String model(Object value) {
+        return value instanceof String text && text.length() <= NvmeConfig.MODEL_MAX_LENGTH
+                && text.chars().allMatch(c -> c >= 0x20 && c < 0x7F) ? text : null;
     }
 
     private static String serial(Object value) {

@@ -18,6 +18,8 @@ public record NvmeConfig(int port, List<Subsystem> subsystems) {
     public static final int NQN_MAX_LENGTH = 223;
     /** Identify Controller's serial number field. */
     public static final int SERIAL_MAX_LENGTH = 20;
+    /** Identify Controller's model number field. */
+    public static final int MODEL_MAX_LENGTH = 40;
     /** No NVMe front end: no subsystem is configured. */
     public static final NvmeConfig NONE = new NvmeConfig(DEFAULT_PORT, List.of());
 
@@ -49,6 +51,16 @@ public record NvmeConfig(int port, List<Subsystem> subsystems) {
             Objects.requireNonNull(model);
             namespaces = List.copyOf(namespaces);
             allowedHosts = Set.copyOf(allowedHosts);
+        }
+
+        /**
+         * The serial number of a [[subsystem]] that gives none: the target's id_ext as 16 hex digits, then 4 of the
+         * NQN's CRC-32, so that two subsystems of one target differ.
+         */
+        public static String derivedSerial(final long idExt, final String nqn) {
+            final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+            crc.update(nqn.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return String.format("%016x%04x", idExt, crc.getValue() & 0xFFFF);
         }
 
         /** Whether {@code lun} is one of its namespaces. */

@@ -31,6 +31,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -39,6 +40,7 @@ import static org.rdmablock.target.config.ConfigKeys.ADMIN;
 import static org.rdmablock.target.config.ConfigKeys.ADMIN_SOCKET;
 import static org.rdmablock.target.config.ConfigKeys.ALL;
 import static org.rdmablock.target.config.ConfigKeys.ALLOWED_INITIATORS;
+import static org.rdmablock.target.config.ConfigKeys.ARRAYS;
 import static org.rdmablock.target.config.ConfigKeys.BACKEND;
 import static org.rdmablock.target.config.ConfigKeys.BACKEND_THREADS;
 import static org.rdmablock.target.config.ConfigKeys.BLOCKING_THREADS;
@@ -63,6 +65,10 @@ import static org.rdmablock.target.config.ConfigKeys.MAX_IO_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.MAX_IU_LENGTH;
 import static org.rdmablock.target.config.ConfigKeys.METRICS_ADDRESS;
 import static org.rdmablock.target.config.ConfigKeys.NUMBER;
+import static org.rdmablock.target.config.ConfigKeys.NVME_ALLOWED_HOSTS;
+import static org.rdmablock.target.config.ConfigKeys.NVME_PORT;
+import static org.rdmablock.target.config.ConfigKeys.NVME_SERIAL;
+import static org.rdmablock.target.config.ConfigKeys.NVME_SUBSYSTEM;
 import static org.rdmablock.target.config.ConfigKeys.PATH;
 import static org.rdmablock.target.config.ConfigKeys.PORT;
 import static org.rdmablock.target.config.ConfigKeys.PROVIDER;
@@ -70,6 +76,12 @@ import static org.rdmablock.target.config.ConfigKeys.READ_ONLY;
 import static org.rdmablock.target.config.ConfigKeys.RECEIVE_QUEUE;
 import static org.rdmablock.target.config.ConfigKeys.RING_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.SIZE;
+import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM;
+import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_ALLOWED_HOSTS;
+import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_MODEL;
+import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_NAMESPACES;
+import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_NQN;
+import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_SERIAL;
 import static org.rdmablock.target.config.ConfigKeys.SUMMARY_INTERVAL;
 import static org.rdmablock.target.config.ConfigKeys.TABLES;
 import static org.rdmablock.target.config.ConfigKeys.WRITE_CACHE;
@@ -224,9 +236,9 @@ public final class TargetConfigReader {
     private TargetConfig config(Table root) {
         checkKeys(root, TABLES, "tables");
         Map<String, Table> tables = new HashMap<>();
-        TABLES.stream().filter(name -> !name.equals(LUN)).forEach(name -> tables.put(name, table(root, name)));
+        TABLES.stream().filter(name -> !ARRAYS.contains(name)).forEach(name -> tables.put(name, table(root, name)));
         Scope v = new Scope(tables, null);
-        ALL.stream().filter(key -> !key.table().equals(LUN)).forEach(v::get);     // each problem, once
+        ALL.stream().filter(key -> !ARRAYS.contains(key.table())).forEach(v::get);     // each problem, once
         ListenConfig listen = valid(v.get(PROVIDER), v.get(ADDRESS), v.get(PORT))
                 ? new ListenConfig(v.get(PROVIDER), v.get(ADDRESS), v.get(PORT)) : null;
         IdentityConfig identity = valid(v.get(ID_EXT), v.get(IOC_GUID))
@@ -243,6 +255,7 @@ public final class TargetConfigReader {
         TimeoutConfig timeouts = valid(v.get(IDLE), v.get(COMMAND)) ? new TimeoutConfig(v.get(IDLE), v.get(COMMAND))
                 : null;
         List<LunConfig> luns = luns(root, v);
+        List<NvmeConfig.Subsystem> subsystems = subsystems(root, v, luns);
         HostAndPort endpoint = v.get(METRICS_ADDRESS);
         MetricsConfig metrics = valid(endpoint, v.get(SUMMARY_INTERVAL))
                 ? new MetricsConfig(endpoint.host(), endpoint.port(), v.get(SUMMARY_INTERVAL)) : null;
@@ -250,11 +263,7 @@ public final class TargetConfigReader {
         if (!problems.isEmpty()) {
             return null;
         }
-        // one subsystem for now, serving every LUN open to every initiator
-        NvmeConfig nvme = v.get(ConfigKeys.NVME_SUBSYSTEM).isEmpty() ? NvmeConfig.NONE
-                : new NvmeConfig(v.get(ConfigKeys.NVME_PORT), List.of(new NvmeConfig.Subsystem(v.get(ConfigKeys.NVME_SUBSYSTEM),
-                        v.get(ConfigKeys.NVME_SERIAL), NvmeConfig.Subsystem.DEFAULT_MODEL, List.of(),
-                        java.util.Set.copyOf(v.get(ConfigKeys.NVME_ALLOWED_HOSTS)))));
+        NvmeConfig nvme = subsystems.isEmpty() ? NvmeConfig.NONE : new NvmeConfig(v.get(NVME_PORT), subsystems);
         return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, nvme);
     }
 
@@ -310,6 +319,77 @@ public final class TargetConfigReader {
         }
         luns.sort(Comparator.comparingInt(LunConfig::number));
         return luns;
+    }
+
+    /**
+     * The NVMe subsystems: [nvme]'s own when it names one (every LUN open to every initiator), then each
+     * [[subsystem]]. NQNs once each; a namespace names a LUN of the file that is open to every initiator.
+     */
+    private List<NvmeConfig.Subsystem> subsystems(Table root, Scope document, List<LunConfig> luns) {
+        List<NvmeConfig.Subsystem> subsystems = new ArrayList<>();
+        Map<String, String> nqns = new HashMap<>();
+        String single = document.get(NVME_SUBSYSTEM);
+        if (single != null && !single.isEmpty()) {
+            subsystems.add(new NvmeConfig.Subsystem(single, document.get(NVME_SERIAL), NvmeConfig.Subsystem.DEFAULT_MODEL,
+                    List.of(), Set.copyOf(document.get(NVME_ALLOWED_HOSTS))));
+            nqns.put(single, "nvme.subsystem");
+        }
+        Object value = root.get(SUBSYSTEM);
+        if (value == null) {
+            return subsystems;
+        }
+        if (!(value instanceof TomlArray array)) {
+            notAllowed(root, SUBSYSTEM, "an array of tables: each NVMe subsystem under a [[subsystem]] header");
+            return subsystems;
+        }
+        Map<Integer, LunConfig> byNumber = new HashMap<>();
+        luns.forEach(lun -> byNumber.put(lun.number(), lun));
+        for (int i = 0; i < array.size(); i++) {
+            String name = SUBSYSTEM + "[" + i + "]";
+            int line = elementLine(array, i);
+            if (!(array.get(i) instanceof TomlTable entry)) {
+                notAllowed(name, line, array.get(i), "a table: a [[subsystem]] header and its keys");
+                continue;
+            }
+            Table t = new Table(name, entry, line);
+            checkKeys(t, namesOf(SUBSYSTEM), "keys in [[subsystem]]");
+            Scope v = new Scope(Map.of(SUBSYSTEM, t), document);
+            ConfigKeys.of(SUBSYSTEM).forEach(v::get);     // each problem, once
+            String nqn = v.get(SUBSYSTEM_NQN);
+            List<Integer> namespaces = v.get(SUBSYSTEM_NAMESPACES);
+            if (!valid(nqn, v.get(SUBSYSTEM_SERIAL), v.get(SUBSYSTEM_MODEL), namespaces, v.get(SUBSYSTEM_ALLOWED_HOSTS))) {
+                continue;
+            }
+            String other = nqns.putIfAbsent(nqn, name + " at line " + line);
+            if (other != null) {
+                notAllowed(t, SUBSYSTEM_NQN.name(), "each NQN once: " + other + " has " + nqn);
+                continue;
+            }
+            if (!namespacesAllowed(t, namespaces, byNumber)) {
+                continue;
+            }
+            subsystems.add(new NvmeConfig.Subsystem(nqn, v.get(SUBSYSTEM_SERIAL), v.get(SUBSYSTEM_MODEL), namespaces,
+                    Set.copyOf(v.get(SUBSYSTEM_ALLOWED_HOSTS))));
+        }
+        return subsystems;
+    }
+
+    /** Whether each namespace names a LUN of this file, once, that NVMe hosts may see (no allowed_initiators). */
+    private boolean namespacesAllowed(Table t, List<Integer> namespaces, Map<Integer, LunConfig> luns) {
+        Set<Integer> seen = new java.util.HashSet<>();
+        for (int number : namespaces) {
+            LunConfig lun = luns.get(number);
+            String why = !seen.add(number) ? "each LUN once: " + number + " is there twice"
+                    : lun == null ? "LUN numbers of this file's [[lun]]s: no [[lun]] has number " + number
+                    : !lun.allowedInitiators().isEmpty() ? "LUNs without allowed_initiators: LUN " + number
+                    + " has some, and NVMe hosts are not SRP initiators (give the subsystem allowed_hosts instead)"
+                    : null;
+            if (why != null) {
+                notAllowed(t, SUBSYSTEM_NAMESPACES.name(), why);
+                return false;
+            }
+        }
+        return true;
     }
 
     private LunConfig lun(Table t, Scope v) {

@@ -59,13 +59,19 @@ public final class TargetConfigWriter {
         out.append("\n[admin]\n");
         key(out, "socket", string(config.admin().served() ? config.admin().socket().toString() : ""));
         if (config.nvme().enabled()) {
-            final NvmeConfig.Subsystem subsystem = config.nvme().subsystems().get(0); // the reader makes one
+            // [nvme]'s own subsystem, if the file had one, is written as a [[subsystem]] like the others
             out.append("\n[nvme]\n");
-            key(out, "subsystem", string(subsystem.nqn()));
             key(out, "port", Integer.toString(config.nvme().port()));
-            key(out, "serial", string(subsystem.serial()));
-            key(out, "allowed_hosts", "[" + subsystem.allowedHosts().stream().sorted().map(TargetConfigWriter::string)
-                    .collect(java.util.stream.Collectors.joining(", ")) + "]");
+            for (final NvmeConfig.Subsystem subsystem : config.nvme().subsystems()) {
+                out.append("\n[[subsystem]]\n");
+                key(out, "nqn", string(subsystem.nqn()));
+                key(out, "serial", string(subsystem.serial()));
+                key(out, "model", string(subsystem.model()));
+                key(out, "namespaces", subsystem.namespaces().stream().map(String::valueOf)
+                        .collect(Collectors.joining(", ", "[", "]")));
+                key(out, "allowed_hosts", subsystem.allowedHosts().stream().sorted().map(TargetConfigWriter::string)
+                        .collect(Collectors.joining(", ", "[", "]")));
+            }
         }
         for (final LunConfig lun : config.luns()) {
             lun(out, lun);

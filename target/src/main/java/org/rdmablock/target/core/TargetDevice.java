@@ -2,6 +2,7 @@ package org.rdmablock.target.core;
 
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.metrics.TargetStatistics;
+import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.DeviceContext;
 import org.rdmablock.verbs.VerbsProvider;
 
@@ -21,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  * at a time; {@link #close} on the closing thread, after the front ends' targets have stopped listening.
  */
 public final class TargetDevice implements AutoCloseable {
+    /** Most RDMA READs in flight per connection, each way (ORD and IRD offered at accept), for every front end. */
+    public static final int MAX_READ_DEPTH = 16;
     /** How long a connection that comes before {@link #ready} waits for it. */
     static final Duration READY_WAIT = Duration.ofSeconds(10);
 
@@ -43,6 +46,37 @@ public final class TargetDevice implements AutoCloseable {
         this.config = config.withPipelineResolved();
         this.statistics = statistics;
         this.timeouts = new Timeouts(config.timeouts().command(), config.timeouts().idle());
+    }
+
+    /**
+     * Starts one front end's target on a device of its own (the tests', the tools' embedded target): opens the
+     * device, makes the target with {@code target}, then makes the device {@link #ready}; closes the device when the
+     * target cannot be made.
+     */
+    public static <T> T startAlone(final TargetConfig config, final TargetStatistics statistics,
+                                   final java.util.function.Function<TargetDevice, T> target) {
+        final TargetDevice device = open(config, statistics);
+        try {
+            final T started = target.apply(device);
+            device.ready();
+            return started;
+        } catch (RuntimeException e) {
+            device.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The RDMA READs the target may have outstanding on a connection (its ORD): what the peer's responder takes, at
+     * most {@link #MAX_READ_DEPTH}; that many when the provider does not say.
+     */
+    public static int readDepth(final ConnectionId.ReadDepths depths) {
+        return depths.peerResponderResources() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerResponderResources()) : MAX_READ_DEPTH;
+    }
+
+    /** The RDMA READs the target answers for the peer (its IRD at accept): what the peer asks for, at most {@link #MAX_READ_DEPTH}. */
+    public static int responderDepth(final ConnectionId.ReadDepths depths) {
+        return depths.peerInitiatorDepth() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerInitiatorDepth()) : 0;
     }
 
     public VerbsProvider provider() {

@@ -142,14 +142,18 @@ final class NvmeAdminPages {
 
     /** The ids of the namespaces {@code c} serves, ascending. */
     static long[] namespaceIds(final NvmeController c, final LogicalUnitTable units) {
-        final long[] ids = new long[LunAddress.MAX_LUN + 1];
         int n = 0;
         for (int lun = 0; lun <= LunAddress.MAX_LUN; lun++) {
+            n += c.serves(lun) && units.get(lun) != null ? 1 : 0;
+        }
+        final long[] ids = new long[n]; // counted first: an array as long as the list, not one per possible LUN
+        int at = 0;
+        for (int lun = 0; lun <= LunAddress.MAX_LUN && at < n; lun++) {
             if (c.serves(lun) && units.get(lun) != null) {
-                ids[n++] = lun + 1L;
+                ids[at++] = lun + 1L;
             }
         }
-        return java.util.Arrays.copyOf(ids, n);
+        return at == n ? ids : java.util.Arrays.copyOf(ids, at);
     }
 
     /** A namespace's NGUID: its logical unit's NAA identifier, which SCSI reports for it too. */
@@ -181,16 +185,23 @@ final class NvmeAdminPages {
                 if (!c.isDiscovery()) {
                     return -1;
                 }
-                final int records = listening.subsystems().size();
+                // the subsystems this host may connect to, as nvmet lists only those (nvmet_host_allowed)
+                int records = 0;
+                for (final NvmeConfig.Subsystem subsystem : listening.subsystems()) {
+                    records += subsystem.allows(c.hostNqn) ? 1 : 0;
+                }
                 final int length = NvmfDiscoveryLog.RECORD_LENGTH * (records + 1);
                 zeroed(length);
                 discovery.wrap(scratch, 0).reset();
                 discovery.setHeader(listening.generation(), records);
-                for (int i = 0; i < records; i++) {
-                    // the address the host reached: listen.address may be a wildcard or a name, no traddr to connect to
-                    final String address = c.adminQueue.localAddress != null ? c.adminQueue.localAddress : listening.address();
-                    discovery.entry(entry, i).reset().setRdmaSubsystem(listening.subsystems().get(i).nqn(),
-                            address, listening.port(), 1, ADMIN_QUEUE_ENTRIES);
+                // the address the host reached: listen.address may be a wildcard or a name, no traddr to connect to
+                final String address = c.adminQueue.localAddress != null ? c.adminQueue.localAddress : listening.address();
+                int record = 0;
+                for (final NvmeConfig.Subsystem subsystem : listening.subsystems()) {
+                    if (subsystem.allows(c.hostNqn)) {
+                        discovery.entry(entry, record++).reset().setRdmaSubsystem(subsystem.nqn(), address,
+                                listening.port(), 1, ADMIN_QUEUE_ENTRIES);
+                    }
                 }
                 return length;
             }

@@ -316,6 +316,10 @@ final class NvmeFrontEnd implements FrontEnd {
         property.wrap(entry.segment(), entry.offset());
         final long register = property.property();
         if (type == NvmfCommandType.PROPERTY_GET) {
+            if ((property.size() == Long.BYTES) != (register == NvmeRegister.CAP)) {
+                // the size must be the property's (CAP 8 bytes, the others 4), as nvmet_execute_prop_get holds it
+                return answer(queue, receiveIndex, commandId, NvmeStatus.INVALID_FIELD | NvmeStatus.DO_NOT_RETRY, 0);
+            }
             final long value;
             if (register == NvmeRegister.CAP) {
                 value = pages.capabilities();

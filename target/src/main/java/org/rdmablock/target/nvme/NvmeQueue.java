@@ -32,12 +32,6 @@ final class NvmeQueue extends Channel {
 
     NvmeQueue(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
               final LogicalUnitTable units, final int queueId, final int entries, final int inCapsuleBytes,
-              final int readDepth, final SessionStats session) {
-        this(id, connection, queuePair, initiator, units, queueId, entries, inCapsuleBytes, readDepth, session, null);
-    }
-
-    NvmeQueue(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
-              final LogicalUnitTable units, final int queueId, final int entries, final int inCapsuleBytes,
               final int readDepth, final SessionStats session, final String localAddress) {
         super(id, connection, queuePair, initiator, units, readDepth, null, entries,
                 NvmeSubmission.LENGTH + inCapsuleBytes, session);

@@ -50,8 +50,6 @@ public final class NvmeTarget implements AutoCloseable {
      * id no SRP initiator has (its high half is not an EUI-64's): every LUN without an access list.
      */
     public static final InitiatorPortId NVME_HOSTS = new InitiatorPortId(0x4E564D65L, 0);
-    /** Most RDMA READs in flight per queue, each way. */
-    static final int MAX_READ_DEPTH = 16;
 
     private final LogicalUnitTable units;
     private final TargetStatistics statistics;
@@ -84,15 +82,7 @@ public final class NvmeTarget implements AutoCloseable {
      */
     public static NvmeTarget start(final TargetConfig config, final NvmeConfig nvme, final LogicalUnitTable units,
                                    final TargetStatistics statistics) {
-        final TargetDevice devices = TargetDevice.open(config, statistics);
-        try {
-            final NvmeTarget target = new NvmeTarget(devices, nvme, units, statistics, true);
-            devices.ready();
-            return target;
-        } catch (RuntimeException e) {
-            devices.close();
-            throw e;
-        }
+        return TargetDevice.startAlone(config, statistics, device -> new NvmeTarget(device, nvme, units, statistics, true));
     }
 
     /**
@@ -195,7 +185,7 @@ public final class NvmeTarget implements AutoCloseable {
         final NvmeQueue queue;
         try {
             queue = new NvmeQueue(channelId, request, qp, NVME_HOSTS, units, cm.queueId(), entries, inCapsule,
-                    readDepth(request.readDepths()), session, hostAddress(request));
+                    TargetDevice.readDepth(request.readDepths()), session, hostAddress(request));
         } catch (RuntimeException e) {
             statistics.channelLeft(session);
             throw e;
@@ -212,7 +202,7 @@ public final class NvmeTarget implements AutoCloseable {
         final byte[] reply = new byte[NvmeRdmaCmReply.LENGTH];
         new NvmeRdmaCmReply().wrap(MemorySegment.ofArray(reply), 0).reset().setControllerReceiveQueueSize(queue.entries);
         final ConnectionId.ReadDepths depths = request.readDepths();
-        final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerInitiatorDepth()) : 0;
+        final int ird = TargetDevice.responderDepth(depths);
         try {
             request.accept(new ConnectionParameters(reply, ird, queue.readDepth(), 7, 7));
         } catch (RuntimeException e) {
@@ -230,10 +220,6 @@ public final class NvmeTarget implements AutoCloseable {
     private static String hostAddress(final ConnectionId request) {
         final InetSocketAddress local = request.localAddress();
         return local == null || local.getAddress() == null ? null : local.getAddress().getHostAddress();
-    }
-
-    private static int readDepth(final ConnectionId.ReadDepths depths) {
-        return depths.peerResponderResources() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerResponderResources()) : MAX_READ_DEPTH;
     }
 
     /**

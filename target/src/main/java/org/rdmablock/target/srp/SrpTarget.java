@@ -53,8 +53,6 @@ public final class SrpTarget implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SrpTarget.class);
     /** The thread that takes login requests (each login then runs on a virtual thread of its own). */
     static final String LOGIN_THREAD_NAME = "srp-login";
-    /** Most RDMA READs in flight per channel, each way (ORD and IRD offered at accept). */
-    static final int MAX_READ_DEPTH = 16;
 
     private final TargetConfig config;
     private final Function<InitiatorPortId, LogicalUnitTable> unitsFor;
@@ -85,15 +83,7 @@ public final class SrpTarget implements AutoCloseable {
      */
     public static SrpTarget start(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
                                   final TargetStatistics statistics) {
-        final TargetDevice devices = TargetDevice.open(config, statistics);
-        try {
-            final SrpTarget target = new SrpTarget(config, unitsFor, statistics, devices, true);
-            devices.ready();
-            return target;
-        } catch (RuntimeException e) {
-            devices.close();
-            throw e;
-        }
+        return TargetDevice.startAlone(config, statistics, device -> new SrpTarget(config, unitsFor, statistics, device, true));
     }
 
     /**
@@ -283,7 +273,7 @@ public final class SrpTarget implements AutoCloseable {
         try {
             channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
                     (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
-                    readDepth(request.readDepths()), d.sharedReceives(), session);
+                    TargetDevice.readDepth(request.readDepths()), d.sharedReceives(), session);
         } catch (RuntimeException e) {
             statistics.channelLeft(session);
             throw e;
@@ -306,7 +296,7 @@ public final class SrpTarget implements AutoCloseable {
         final int channelId = channel.id();
         final ConnectionId.ReadDepths depths = request.readDepths();
         final int ord = channel.readDepth();
-        final int ird = depths.peerInitiatorDepth() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerInitiatorDepth()) : 0;
+        final int ird = TargetDevice.responderDepth(depths);
         try {
             request.accept(new ConnectionParameters(login.responsePrivateData(credits, multichannel), ird, ord, 7, 7));
         } catch (RuntimeException e) {
@@ -324,11 +314,6 @@ public final class SrpTarget implements AutoCloseable {
                         : multichannel == SrpLoginResponse.MULTICHANNEL_MAINTAINED ? "other channels kept"
                         : "other channels ended");
         channel.acceptReturned(); // after the log line, so that a logout at once reads after the login
-    }
-
-    /** The RDMA READs the target may have outstanding: what the initiator's responder takes, at most {@link #MAX_READ_DEPTH}. */
-    private static int readDepth(final ConnectionId.ReadDepths depths) {
-        return depths.peerResponderResources() > 0 ? Math.min(MAX_READ_DEPTH, depths.peerResponderResources()) : MAX_READ_DEPTH;
     }
 
     /**

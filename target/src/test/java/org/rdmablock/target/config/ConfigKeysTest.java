@@ -22,7 +22,7 @@ class ConfigKeysTest {
                 declared.add((Key<?>) f.get(null));
             }
         }
-        assertEquals(39, declared.size());
+        assertEquals(44, declared.size());
         assertTrue(ConfigKeys.ALL.containsAll(declared), "declared but not in ALL: " + declared);
         assertEquals(declared.size(), ConfigKeys.ALL.size());
         assertEquals(ConfigKeys.ALL.size(), ConfigKeys.ALL.stream().map(Key::fullName).distinct().count(),

@@ -41,6 +41,9 @@ class ShippedConfigTest {
                         WriteCachePolicy.WRITE_THROUGH, false, 0, List.of(), false, false),
                 new LunConfig(1, BackendKind.ROCKSDB, deploy.resolve("data/lun1.rocksdb"), 16L << 30, 4096, false,
                         WriteCachePolicy.WRITE_THROUGH, false, 64L << 20, List.of(), false, false)), c.luns());
+        assertEquals(new NvmeConfig(4420, List.of(new NvmeConfig.Subsystem("nqn.2026-12.org.example:disks",
+                "027215b3d7b7e7a842f0", "rdmablock", List.of(), java.util.Set.of()))), c.nvme(),
+                "the sample serves its LUNs over NVMe too, at the derived serial it shows");
     }
 
     @Test
@@ -57,6 +60,9 @@ class ShippedConfigTest {
         LunConfig defaulted = TargetConfigReader.read("[[lun]]\nnumber = 0\npath = \"data/lun0.img\"\nsize = \"1GiB\"\n",
                 "defaults", SAMPLE.toAbsolutePath().getParent()).luns().getFirst();
         assertEquals(defaulted, given);
+        // so does the [[subsystem]], its serial the derived one
+        assertEquals(TargetConfigReader.read("[[subsystem]]\nnqn = \"nqn.2026-12.org.example:disks\"\n", "defaults",
+                Path.of("/")).nvme().subsystems(), sample.nvme().subsystems());
     }
 
     /** Each key of the table where the sample first gives it: its table ([listen], or the first [[lun]] with it). */
@@ -97,7 +103,8 @@ class ShippedConfigTest {
                 fixed++;
             }
         }
-        assertEquals(30, fixed, "keys with a fixed default");   // the others: derived (5) or required (number, path, size)
+        assertEquals(33, fixed, "keys with a fixed default");   // the others: derived (6) or required (subsystem.nqn,
+                                                                // number, path, size)
     }
 
     @Test

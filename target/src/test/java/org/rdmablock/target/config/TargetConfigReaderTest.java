@@ -116,6 +116,61 @@ class TargetConfigReaderTest {
     }
 
     @Test
+    void subsystemTablesServeChosenLunsToChosenHosts() throws ConfigException {
+        NvmeConfig nvme = read("""
+                [nvme]
+                subsystem = "nqn.2026-12.org.example:all"
+                port = 4421
+                [[subsystem]]
+                nqn = "nqn.2026-12.org.example:db"
+                model = "db disks"
+                namespaces = [1]
+                allowed_hosts = ["nqn.2014-08.org.nvmexpress:uuid:db"]
+                [[subsystem]]
+                nqn = "nqn.2026-12.org.example:scratch"
+                [[lun]]
+                number = 0
+                backend = "memory"
+                size = "1MiB"
+                [[lun]]
+                number = 1
+                backend = "memory"
+                size = "1MiB"
+                """).nvme();
+        assertEquals(4421, nvme.port());
+        assertEquals(List.of("nqn.2026-12.org.example:all", "nqn.2026-12.org.example:db", "nqn.2026-12.org.example:scratch"),
+                nvme.subsystems().stream().map(NvmeConfig.Subsystem::nqn).toList(), "[nvme]'s first, then in file order");
+        NvmeConfig.Subsystem db = nvme.subsystems().get(1);
+        assertEquals("db disks", db.model());
+        assertTrue(db.serves(1) && !db.serves(0));
+        assertTrue(db.allows("nqn.2014-08.org.nvmexpress:uuid:db") && !db.allows("nqn.2014-08.org.nvmexpress:uuid:x"));
+        NvmeConfig.Subsystem scratch = nvme.subsystems().get(2);
+        assertEquals("rdmablock", scratch.model());
+        assertTrue(scratch.serves(0) && scratch.serves(1), "no namespaces: every open LUN");
+        assertEquals("027215b3d7b7e7a8", scratch.serial().substring(0, 16), "target.id_ext's digits first");
+        assertFalse(scratch.serial().equals(db.serial()), "two subsystems, two serials");
+        assertTrue(read("[[subsystem]]\nnqn = \"nqn.a:b\"\n").nvme().enabled(), "a [[subsystem]] alone turns NVMe on");
+    }
+
+    @Test
+    void aSubsystemTableIsRefusedWithItsLineAndKey() {
+        String lun = "[[lun]]\nnumber = 0\nbackend = \"memory\"\nsize = \"1MiB\"\n";
+        String missing = message("[[subsystem]]\nmodel = \"m\"\n");
+        assertTrue(missing.contains(":1: key 'subsystem[0].nqn' is missing"), missing);
+        String twice = message("[nvme]\nsubsystem = \"nqn.a:b\"\n[[subsystem]]\nnqn = \"nqn.a:b\"\n");
+        assertTrue(twice.contains("each NQN once") && twice.contains("nvme.subsystem"), twice);
+        String unknown = message(lun + "[[subsystem]]\nnqn = \"nqn.a:b\"\nnamespaces = [0, 7]\n");
+        assertTrue(unknown.contains("subsystem[0].namespaces") && unknown.contains("no [[lun]] has number 7"), unknown);
+        String restricted = message("[[lun]]\nnumber = 0\nbackend = \"memory\"\nsize = \"1MiB\"\n"
+                + "allowed_initiators = [\"0x" + "0".repeat(31) + "1\"]\n[[subsystem]]\nnqn = \"nqn.a:b\"\nnamespaces = [0]\n");
+        assertTrue(restricted.contains("allowed_initiators"), restricted);
+        String typo = message("[[subsystem]]\nnqn = \"nqn.a:b\"\nnamespace = [0]\n");
+        assertTrue(typo.contains("namespace") && typo.contains("namespaces"), typo);
+        assertTrue(message("[[subsystem]]\nnqn = \"nqn.a:b\"\nmodel = \"" + "m".repeat(41) + "\"\n")
+                .contains("subsystem[0].model"));
+    }
+
+    @Test
     void theDefaultIdentityIsDerivedFromWhereTheTargetListens() throws ConfigException {
         assertEquals(new IdentityConfig(0x027215b3d7b7e7a8L, 0x027215b3d7b7e7a8L), read("").identity());
         IdentityConfig other = read("[listen]\nport = 5556\n").identity();

@@ -53,6 +53,11 @@ class TargetConfigWriterTest {
                 port = 4421
                 serial = "SN 12"
                 allowed_hosts = ["nqn.2014-08.org.nvmexpress:uuid:1", "nqn.2014-08.org.nvmexpress:uuid:2"]
+                [[subsystem]]
+                nqn = "nqn.2026-12.org.example:db"
+                model = "db volumes"
+                namespaces = [9, 7]
+                allowed_hosts = ["nqn.2014-08.org.nvmexpress:uuid:3"]
                 [[lun]]
                 number = 3
                 path = "a.img"
@@ -88,7 +93,9 @@ class TargetConfigWriterTest {
         assertEquals(original.metrics(), back.metrics());
         assertEquals(original.admin(), back.admin(), "absolute: read from another folder, the same socket");
         assertEquals(original.luns(), back.luns(), "every LUN, its paths absolute");
-        assertEquals(original.nvme(), back.nvme());
+        assertEquals(original.nvme(), back.nvme(), "[nvme]'s subsystem and the [[subsystem]], in order");
+        assertEquals(2, back.nvme().subsystems().size());
+        assertEquals(List.of(9, 7), back.nvme().subsystems().get(1).namespaces());
         assertEquals(4421, back.nvme().port());
     }
 

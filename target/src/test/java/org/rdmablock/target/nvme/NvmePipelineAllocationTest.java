@@ -13,6 +13,7 @@ import org.rdmablock.protocol.scsi.LogicalUnitTable;
 import org.rdmablock.target.config.NvmeConfig;
 import org.rdmablock.target.core.Channel;
 import org.rdmablock.target.core.FrontEnd;
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.fakes.FakeVerbs;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.srp.DiscardingBackend;
@@ -82,7 +83,7 @@ class NvmePipelineAllocationTest {
         public Channel channel(final int c, final QueuePair queuePair, final LogicalUnitTable units, final int queueDepth,
                                final TargetStatistics statistics) {
             final NvmeQueue queue = new NvmeQueue(c, null, queuePair, NvmeTarget.NVME_HOSTS, units, c + 1, queueDepth,
-                    NvmeAdminPages.IN_CAPSULE_BYTES, NvmeTarget.MAX_READ_DEPTH, statistics.channelJoined(NvmeTarget.NVME_HOSTS));
+                    NvmeAdminPages.IN_CAPSULE_BYTES, TargetDevice.MAX_READ_DEPTH, statistics.channelJoined(NvmeTarget.NVME_HOSTS), null);
             if (controller == null) {
                 // the admin queue is the first I/O queue's stand-in: the harness publishes no tick that would look at it
                 controller = new NvmeController(1, SUBSYSTEM, "nqn.2026-12.org.rdmablock:host", new byte[16], queue, 0,

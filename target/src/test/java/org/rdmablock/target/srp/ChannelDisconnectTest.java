@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.fakes.FakeVerbs;
 
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ class ChannelDisconnectTest {
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final FakeVerbs.Pair qp = new FakeVerbs.Pair(pd, 1, new FakeVerbs.Completions(64), 8, new long[8]);
         return new SrpChannel(0, connection, qp, new InitiatorPortId(1, 1), new LogicalUnitTable(), 4, 8276, 8276, 68,
-                SrpTarget.MAX_READ_DEPTH, null, new TargetStatistics().channelJoined(new InitiatorPortId(1, 1)));
+                TargetDevice.MAX_READ_DEPTH, null, new TargetStatistics().channelJoined(new InitiatorPortId(1, 1)));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.fakes.FakeVerbs;
 
 import org.HdrHistogram.Histogram;
@@ -98,7 +99,7 @@ public final class PipelineHarness implements AutoCloseable {
                                final TargetStatistics statistics) {
             final InitiatorPortId initiator = new InitiatorPortId(1, c);
             return new SrpChannel(c, null, queuePair, initiator, units, queueDepth, IU_LENGTH, IU_LENGTH, IMMEDIATE_OFFSET,
-                    SrpTarget.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
+                    TargetDevice.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
         }
 
         @Override

@@ -39,20 +39,30 @@ class MountEndToEndTest {
     @TempDir
     Path dir;
 
-    /** Also with no channel threads ({@code --channel-wait caller}): the FUSE threads drive the channels as they wait. */
+    /**
+     * Also with no channel threads ({@code --channel-wait caller}): the FUSE threads drive the channels as they wait;
+     * and over NVMe over Fabrics ({@code --nvme}: namespace 1 as {@code lun1.img}).
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"yield", "caller"})
+    @ValueSource(strings = {"yield", "caller", "nvme"})
     @Timeout(300)
-    void fioVerifiesThroughTheMountAndSigtermUnmounts(final String channelWait) throws Exception {
+    void fioVerifiesThroughTheMountAndSigtermUnmounts(final String variant) throws Exception {
         final Path fio = requireFio();
         requireFuse();
         final Path mnt = dir.resolve("mnt");
-        try (EmbeddedTarget target = EmbeddedTarget.start("file", LUN_BYTES, dir.resolve("lun0.img"), "soft")) {
-            final Child mount = Child.mount(mnt, "--target", target.where(), "--id-ext", Long.toHexString(target.idExt()),
-                    "--channel-wait", channelWait);
+        final boolean nvme = variant.equals("nvme");
+        final String nqn = "nqn.2026-12.org.rdmablock:mount-test";
+        try (EmbeddedTarget target = EmbeddedTarget.start("file", LUN_BYTES, dir.resolve("lun0.img"), "soft",
+                nvme ? nqn : null)) {
+            final List<String> args = new java.util.ArrayList<>(List.of("--target", target.where(), "--id-ext",
+                    Long.toHexString(target.idExt()), "--channel-wait", nvme ? "yield" : variant));
+            if (nvme) {
+                args.addAll(List.of("--nvme", nqn));
+            }
+            final Child mount = Child.mount(mnt, args.toArray(String[]::new));
             try {
                 mount.awaitMounted();
-                final Path file = mnt.resolve("lun0.img");
+                final Path file = mnt.resolve(nvme ? "lun1.img" : "lun0.img");
                 assertEquals(LUN_BYTES, Files.size(file));
                 for (final String job : List.of("verify-randwrite-4k-qd16", "verify-write-1m-qd16")) {
                     final JsonNode result = runFio(fio, job, file, "8m");

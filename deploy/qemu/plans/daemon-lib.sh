@@ -1,0 +1,48 @@
+#!/bin/bash
+# Sourced by ib-srp.sh and nvme-rdma.sh: our daemon in the guest, run from the built jar on a config the plan writes,
+# and Linux ib_srp's add_target for it.
+DAEMON_JAR=${DAEMON_JAR:-$REPO/target/build/rdmablock-target.jar}
+
+# daemon_luns <dir> <size MiB> <n:backend:block size>...: a [[lun]] each, the file and rocksdb ones kept in <dir>
+daemon_luns() {
+  local dir=$1 mib=$2 l n b bs
+  shift 2
+  for l in "$@"; do
+    IFS=: read -r n b bs <<< "$l"
+    printf '[[lun]]\nnumber = %d\nbackend = "%s"\nsize = "%dMiB"\nblock_size = %d\n' $n $b $mib $bs
+    [ $b = memory ] || printf 'path = "%s/lun%d.%s"\ncreate = true\n' $dir $n $b
+  done
+}
+
+# daemon_start <dir> <log> [n] [java options]: starts the daemon on <dir>/target.toml in the background (its pid in
+# <dir>/target.pid, its output appended to <log>); waits for its n-th ready line (the "reach it" one; default: the first)
+daemon_start() {
+  local dir=$1 log=$2 n=${3:-1} opts=${4:-} i
+  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g $opts \
+    -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $dir/target.toml \
+    >> $log 2>&1 &
+  echo $! > $dir/target.pid
+  for i in $(seq 1 180); do
+    [ "$(grep -c '^reach it' $log)" -ge "$n" ] && return 0
+    kill -0 "$(cat $dir/target.pid)" 2>/dev/null || { echo "target exited"; tail -20 $log; return 1; }
+    sleep 1
+  done
+  echo "target not ready after 180 s"; return 1
+}
+
+# daemon_admin <dir> <verb>...: bin/rdmablock admin on the daemon's management socket <dir>/admin.sock
+daemon_admin() {
+  local dir=$1
+  shift
+  $JAVA -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $dir/admin.sock "$@"
+}
+
+# srp_add_target <log> [target] [options]: ib_srp's add_target for the target (id_ext, ioc_guid, dest; default: the
+# line our daemon printed in <log>), with this port's initiator_ext, source address 192.0.2.15 and ",options" if given
+srp_add_target() {
+  local log=$1 line=${2:-} options=${3:-} gid0 g
+  gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
+  [ -n "$line" ] || line=$(grep -o 'echo id_ext=[^ ]*' $log | tail -1 | sed 's/^echo //')
+  [ -n "$line" ] || { echo "no add_target line in $log"; return 1; }
+  echo "$line,initiator_ext=${g:0:16},src=192.0.2.15${options:+,$options}" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+}
