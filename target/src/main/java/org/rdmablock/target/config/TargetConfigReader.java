@@ -281,26 +281,10 @@ public final class TargetConfigReader {
     }
 
     private List<LunConfig> luns(Table root, Scope document) {
-        Object value = root.get(LUN);
-        if (value == null) {
-            return List.of();
-        }
-        if (!(value instanceof TomlArray array)) {
-            notAllowed(root, LUN, "an array of tables: each LUN under a [[lun]] header");
-            return List.of();
-        }
         List<LunConfig> luns = new ArrayList<>();
         Map<Integer, Table> numbers = new HashMap<>();
         Map<Path, Table> paths = new HashMap<>();
-        for (int i = 0; i < array.size(); i++) {
-            String name = LUN + "[" + i + "]";
-            int line = elementLine(array, i);
-            if (!(array.get(i) instanceof TomlTable entry)) {
-                notAllowed(name, line, array.get(i), "a table: a [[lun]] header and its keys");
-                continue;
-            }
-            Table t = new Table(name, entry, line);
-            checkKeys(t, namesOf(LUN), "keys in [[lun]]");
+        for (Table t : entries(root, LUN, "LUN")) {
             LunConfig lun = lun(t, new Scope(Map.of(LUN, t), document));
             if (lun == null) {
                 continue;
@@ -334,25 +318,9 @@ public final class TargetConfigReader {
                     List.of(), Set.copyOf(document.get(NVME_ALLOWED_HOSTS))));
             nqns.put(single, "nvme.subsystem");
         }
-        Object value = root.get(SUBSYSTEM);
-        if (value == null) {
-            return subsystems;
-        }
-        if (!(value instanceof TomlArray array)) {
-            notAllowed(root, SUBSYSTEM, "an array of tables: each NVMe subsystem under a [[subsystem]] header");
-            return subsystems;
-        }
         Map<Integer, LunConfig> byNumber = new HashMap<>();
         luns.forEach(lun -> byNumber.put(lun.number(), lun));
-        for (int i = 0; i < array.size(); i++) {
-            String name = SUBSYSTEM + "[" + i + "]";
-            int line = elementLine(array, i);
-            if (!(array.get(i) instanceof TomlTable entry)) {
-                notAllowed(name, line, array.get(i), "a table: a [[subsystem]] header and its keys");
-                continue;
-            }
-            Table t = new Table(name, entry, line);
-            checkKeys(t, namesOf(SUBSYSTEM), "keys in [[subsystem]]");
+        for (Table t : entries(root, SUBSYSTEM, "NVMe subsystem")) {
             Scope v = new Scope(Map.of(SUBSYSTEM, t), document);
             ConfigKeys.of(SUBSYSTEM).forEach(v::get);     // each problem, once
             String nqn = v.get(SUBSYSTEM_NQN);
@@ -360,7 +328,7 @@ public final class TargetConfigReader {
             if (!valid(nqn, v.get(SUBSYSTEM_SERIAL), v.get(SUBSYSTEM_MODEL), namespaces, v.get(SUBSYSTEM_ALLOWED_HOSTS))) {
                 continue;
             }
-            String other = nqns.putIfAbsent(nqn, name + " at line " + line);
+            String other = nqns.putIfAbsent(nqn, t.name() + " at line " + t.line());
             if (other != null) {
                 notAllowed(t, SUBSYSTEM_NQN.name(), "each NQN once: " + other + " has " + nqn);
                 continue;
@@ -372,6 +340,34 @@ public final class TargetConfigReader {
                     Set.copyOf(v.get(SUBSYSTEM_ALLOWED_HOSTS))));
         }
         return subsystems;
+    }
+
+    /**
+     * The entries of the array of tables {@code name} ([[lun]], [[subsystem]]), each checked for unknown keys; a value
+     * that is not an array of tables, or an entry that is not a table, is refused ({@code what} names an entry).
+     */
+    private List<Table> entries(Table root, String name, String what) {
+        Object value = root.get(name);
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof TomlArray array)) {
+            notAllowed(root, name, "an array of tables: each " + what + " under a [[" + name + "]] header");
+            return List.of();
+        }
+        List<Table> entries = new ArrayList<>();
+        for (int i = 0; i < array.size(); i++) {
+            String entry = name + "[" + i + "]";
+            int line = elementLine(array, i);
+            if (!(array.get(i) instanceof TomlTable table)) {
+                notAllowed(entry, line, array.get(i), "a table: a [[" + name + "]] header and its keys");
+                continue;
+            }
+            Table t = new Table(entry, table, line);
+            checkKeys(t, namesOf(name), "keys in [[" + name + "]]");
+            entries.add(t);
+        }
+        return entries;
     }
 
     /** Whether each namespace names a LUN of this file, once, that NVMe hosts may see (no allowed_initiators). */

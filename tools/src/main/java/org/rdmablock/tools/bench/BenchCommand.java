@@ -20,17 +20,17 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
- * {@code rdmablock bench}: fio's job for an SRP target, through the initiator library. Logs in to the target (or to
+ * {@code rdmablock bench}: fio's job for an SRP or NVMe target, through the initiator library. Logs in to the target (or to
  * one it starts in this process), keeps {@code --iodepth} I/Os in flight on each of {@code --threads} threads with
  * the callback API and registered buffers, and reports IOPS, MB/s and latency percentiles (HdrHistogram) of the
- * measured window, the SRP commands it took, and with {@code --verify} whether every block read back is the one
+ * measured window, the commands it took, and with {@code --verify} whether every block read back is the one
  * written. A progress line goes to stderr each second; {@code --json} writes the figures for scripts.
  *
  * <p>Exit status: 0 ran (and verified); 1 could not connect or an I/O failed; 2 a bad option; 3 verify found a block
  * other than the one written (the report says where).
  */
 @Command(name = "rdmablock bench", mixinStandardHelpOptions = true, versionProvider = CommandLines.Version.class, sortOptions = false,
-        description = "Block I/O benchmark against an SRP target, fio-like (the initiator library's asynchronous API).")
+        description = "Block I/O benchmark against an SRP or NVMe over Fabrics target, fio-like (the initiator library's asynchronous API).")
 public final class BenchCommand implements Callable<Integer> {
     /** Exit status of an option the run cannot go with (picocli's own usage errors are 2 as well). */
     static final int EXIT_USAGE = 2;
@@ -53,7 +53,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--iodepth", defaultValue = "1", description = "I/Os in flight per thread (default: ${DEFAULT-VALUE})")
     int ioDepth;
 
-    @Option(names = "--queue-depth", defaultValue = "0", description = "SRP commands in flight per channel at most "
+    @Option(names = "--queue-depth", defaultValue = "0", description = "commands in flight per channel at most "
             + "(default 0: the threads' I/Os on it, plus one); fewer makes requests wait, which is when the initiator "
             + "merges and lets reads pass")
     int queueDepth;

@@ -26,7 +26,7 @@ import java.util.Locale;
  * @param seconds       the measured window: {@code --runtime}, or in size mode until the last counted I/O completed
  * @param read          reads counted in the window
  * @param write         writes counted in the window
- * @param commands      SRP_CMDs the initiator sent during the measuring phase (ramp and drain included)
+ * @param commands      commands (SRP_CMDs, NVMe submissions) the initiator sent during the measuring phase (ramp and drain included)
  * @param requests      I/O requests the bench submitted during the same phase
  * @param merged        requests that rode in another request's command (the initiator's merging), same phase
  * @param allocatedBytes bytes the bench threads allocated from the start of the measured window to the end of the

@@ -56,7 +56,7 @@ public final class MountCommand implements Callable<Integer> {
     int channels;
 
     @Option(names = "--queue-depth", defaultValue = "" + InitiatorConfig.DEFAULT_QUEUE_DEPTH,
-            description = "SRP commands in flight per channel at most (default: ${DEFAULT-VALUE})")
+            description = "commands in flight per channel at most (default: ${DEFAULT-VALUE})")
     int queueDepth;
 
     @Option(names = "--channel-wait", defaultValue = "yield", description = "how the initiator's channel threads wait "
