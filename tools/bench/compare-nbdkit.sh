@@ -127,56 +127,5 @@ if [ ! -s "$work/results.tsv" ]; then
   exit 2
 fi
 
-python3 - "$work/results.tsv" "$runtime" "$ramp" "$rounds" <<'PY'
-import json, statistics, sys
-from collections import OrderedDict
-
-results, runtime, ramp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-
-def ours(path):
-    d = json.load(open(path))
-    lat = d["lat_ns"]
-    return d["iops"], d["mb_s"], lat["p50"] / 1e3, lat["p99"] / 1e3
-
-def nbdkit(path):
-    job = json.load(open(path))["jobs"][0]
-    iops = bw = 0.0
-    lat50 = lat99 = None
-    for side in ("read", "write"):
-        s = job[side]
-        if s["total_ios"] == 0 and s["iops"] == 0:
-            continue
-        iops += s["iops"]
-        bw += s["bw_bytes"] / 1e6
-        lat = s.get("lat_ns", {}).get("percentile") or s["clat_ns"]["percentile"]
-        lat50, lat99 = lat["50.000000"] / 1e3, lat["99.000000"] / 1e3
-    return iops, bw, lat50, lat99
-
-rows = OrderedDict()
-for line in open(results):
-    name, rnd, who, path = line.rstrip("\n").split("\t")
-    figures = ours(path) if who == "ours" else nbdkit(path)
-    rows.setdefault(name, {}).setdefault(rnd, {})[who] = figures
-
-def med(values):
-    return statistics.median(values)
-
-def fmt_lat(us):
-    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} µs"
-
-title = f"medians of {rounds} rounds" if rounds > 1 else "one round"
-print(f"| row ({runtime} s each after a {ramp} s ramp, {title}) | ours IOPS | ours MB/s | ours p50 / p99 "
-      f"| nbdkit IOPS | nbdkit MB/s | nbdkit p50 / p99 | ours / nbdkit (IOPS) |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for name, by_round in rows.items():
-    o = [r["ours"] for r in by_round.values()]
-    n = [r["nbdkit"] for r in by_round.values()]
-    ratios = [r["ours"][0] / r["nbdkit"][0] for r in by_round.values() if r["nbdkit"][0] > 0]
-    ratio = med(ratios) if ratios else float("nan")
-    spread = f" ({min(ratios):.2f} – {max(ratios):.2f})" if len(ratios) > 1 else ""
-    print(f"| {name} | {med([x[0] for x in o]):,.0f} | {med([x[1] for x in o]):.1f} | "
-          f"{fmt_lat(med([x[2] for x in o]))} / {fmt_lat(med([x[3] for x in o]))} | "
-          f"{med([x[0] for x in n]):,.0f} | {med([x[1] for x in n]):.1f} | "
-          f"{fmt_lat(med([x[2] for x in n]))} / {fmt_lat(med([x[3] for x in n]))} | "
-          f"**{ratio:.2f}**{spread} |")
-PY
+python3 "$root/tools/bench/ratio_table.py" "$work/results.tsv" "$runtime" "$ramp" "$rounds" ours:ours:bench \
+  nbdkit:nbdkit:fio

@@ -7,8 +7,9 @@
 #
 #   tools/bench/srp-vs-nvme.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G] [--bench "ARGS"]
 #
-# --bench adds bench options to every run (e.g. --bench "--channel-wait caller"). Prints one markdown table: IOPS,
-# MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and NVMe/SRP (IOPS).
+# --bench adds bench options to every run (e.g. --bench "--channel-wait caller"). Prints one markdown table
+# (tools/bench/ratio_table.py): IOPS, MB/s (10^6 bytes/s), p50 and p99 latency (submission to completion) of each, and
+# NVMe / SRP (IOPS).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 . "$root/tools/bench/common.sh"
@@ -88,38 +89,4 @@ for round in $(seq 1 "$rounds"); do
 done
 echo "load after: $(uptime)" >&2
 
-python3 - "$work/results.tsv" "$runtime" "$ramp" "$rounds" <<'PY'
-import json, statistics, sys
-from collections import OrderedDict
-
-results, runtime, ramp, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-
-def figures(path):
-    d = json.load(open(path))
-    return d["iops"], d["mb_s"], d["lat_ns"]["p50"] / 1e3, d["lat_ns"]["p99"] / 1e3
-
-rows = OrderedDict()
-for line in open(results):
-    name, rnd, who, path = line.rstrip("\n").split("\t")
-    rows.setdefault(name, {}).setdefault(rnd, {})[who] = figures(path)
-
-def med(values):
-    return statistics.median(values)
-
-def lat(us):
-    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} µs"
-
-title = f"medians of {rounds} rounds" if rounds > 1 else "one round"
-print(f"| row ({runtime} s each after a {ramp} s ramp, {title}) | SRP IOPS | SRP MB/s | SRP p50 / p99 "
-      f"| NVMe IOPS | NVMe MB/s | NVMe p50 / p99 | NVMe / SRP (IOPS) |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for name, by_round in rows.items():
-    s = [r["srp"] for r in by_round.values()]
-    n = [r["nvme"] for r in by_round.values()]
-    ratios = [r["nvme"][0] / r["srp"][0] for r in by_round.values() if r["srp"][0] > 0]
-    spread = f" ({min(ratios):.2f} – {max(ratios):.2f})" if len(ratios) > 1 else ""
-    print(f"| {name} | {med([x[0] for x in s]):,.0f} | {med([x[1] for x in s]):.1f} | "
-          f"{lat(med([x[2] for x in s]))} / {lat(med([x[3] for x in s]))} | "
-          f"{med([x[0] for x in n]):,.0f} | {med([x[1] for x in n]):.1f} | "
-          f"{lat(med([x[2] for x in n]))} / {lat(med([x[3] for x in n]))} | **{med(ratios):.2f}**{spread} |")
-PY
+python3 "$root/tools/bench/ratio_table.py" "$work/results.tsv" "$runtime" "$ramp" "$rounds" nvme:NVMe:bench srp:SRP:bench

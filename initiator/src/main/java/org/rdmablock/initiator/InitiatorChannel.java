@@ -83,7 +83,7 @@ final class InitiatorChannel {
         this.submissions = new SubmissionRing(ringSize, wakeup);
         this.table = new CommandTable(queueDepth);
         final RetryQueue retryQueue = new RetryQueue(queueDepth * OutstandingCommand.MAX_PARTS);
-        final Credits credits = new Credits(link.credits());
+        final Credits credits = new Credits(link.credits(), nvme ? 0 : Credits.TASK_MANAGEMENT_RESERVE);
         final SendQueue sendQueue = new SendQueue(state, sendQueueSize);
         this.control = new ControlIus(sendQueue, memory.ius(), memory.iuLength(), queueDepth);
         final CommandEncoder encoder = nvme ? new NvmeCommandEncoder(memory)

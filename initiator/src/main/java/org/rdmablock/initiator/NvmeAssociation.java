@@ -110,6 +110,8 @@ final class NvmeAssociation implements Reconnector {
     private volatile boolean adminLost;
     private int controllerId;
     private int pageBytes;
+    /** The entries an I/O queue may have (CAP.MQES + 1). */
+    private int maxQueueEntries;
     private int nextCommandId;
     /** The result of the last completion {@link #call} took. */
     private long lastResult;
@@ -157,6 +159,7 @@ final class NvmeAssociation implements Reconnector {
             controllerId = (int) (connected & 0xFFFF);
             final long capabilities = propertyGet(NvmeRegister.CAP);
             pageBytes = 1 << (12 + (int) (capabilities >>> NvmeRegister.CAP_MPSMIN_SHIFT & 0xF));
+            maxQueueEntries = (int) (capabilities & NvmeRegister.CAP_MQES_MASK) + 1;
             propertySet(NvmeRegister.CC, NvmeRegister.CC_ENABLE | NvmeRegister.CC_IOSQES_NVM | NvmeRegister.CC_IOCQES_NVM);
             awaitReady(capabilities);
             final int queues = config.channels();
@@ -236,9 +239,11 @@ final class NvmeAssociation implements Reconnector {
             for (final ReceiveWorkRequest receive : receives) {
                 qp.postReceive(receive);
             }
-            cmConnect(id, index + 1, depth);
-            fabricsConnect(qp, cq, index + 1, depth, controllerId, CONNECT_SEND_ID);
-            return new ChannelLink(id, qp, cq, depth - 1, 0);
+            // a queue of n entries holds n - 1 commands: one more than the depth, as many as the controller takes
+            final int entries = Math.min(depth + 1, maxQueueEntries);
+            cmConnect(id, index + 1, entries);
+            fabricsConnect(qp, cq, index + 1, entries, controllerId, CONNECT_SEND_ID);
+            return new ChannelLink(id, qp, cq, entries - 1, 0);
         } catch (SrpIoException | RuntimeException e) {
             id.close();
             if (cq != null) {

@@ -188,6 +188,31 @@ class NvmeInitiatorTest {
         assertEquals(List.of(), failures);
     }
 
+    /**
+     * The smallest depth (2: what the bench asks for at iodepth 1) still issues, since an I/O queue holds no credit back
+     * for task management; a depth beyond the controller's queue entries (CAP.MQES; the target's 32 credits) connects
+     * with as many as it takes.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 64})
+    void anyQueueDepthGetsAQueueTheControllerTakes(final int depth) throws Exception {
+        initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER, InitiatorTest.ADDRESS,
+                target.localAddress().getPort()).withQueueDepth(depth).withNvme(NQN, HOST));
+        final Lun lun = initiator.lun(2);
+        final MemorySegment buffer = initiator.allocateBuffer(64 * 4096);
+        final List<CompletableFuture<Long>> writes = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            buffer.set(ValueLayout.JAVA_BYTE, i * 4096L, (byte) (i + 1));
+            writes.add(lun.write(i * 2L, 1, buffer, i * 4096L, false));
+        }
+        for (final CompletableFuture<Long> write : writes) {
+            assertEquals(4096L, write.get(10, java.util.concurrent.TimeUnit.SECONDS), "depth " + depth);
+        }
+        final MemorySegment back = Arena.ofAuto().allocate(4096);
+        lun.readBlocking(2 * 63, 1, back, 0);
+        assertEquals((byte) 64, back.get(ValueLayout.JAVA_BYTE, 0));
+    }
+
     @Test
     void aHostTheSubsystemDoesNotAllowIsRefusedInWords() {
         final SrpIoException refused = assertThrows(SrpIoException.class, () -> SrpInitiator.connect(config(LOCKED_NQN)));
