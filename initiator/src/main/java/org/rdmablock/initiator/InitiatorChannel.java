@@ -86,7 +86,7 @@ final class InitiatorChannel {
         final Credits credits = new Credits(link.credits(), nvme ? 0 : Credits.TASK_MANAGEMENT_RESERVE);
         final SendQueue sendQueue = new SendQueue(state, sendQueueSize);
         this.control = new ControlIus(sendQueue, memory.ius(), memory.iuLength(), queueDepth);
-        final CommandEncoder encoder = nvme ? new NvmeCommandEncoder(memory)
+        final CommandEncoder encoder = nvme ? new NvmeCommandEncoder(memory, link.immediateLimit())
                 : new SrpCommandEncoder(memory, link.immediateLimit());
         this.scheduler = new RequestScheduler(submissions.ring(), merge, readPriority);
         final RequestCompleter completer = new RequestCompleter(submissions.ring(), submissions.answered());

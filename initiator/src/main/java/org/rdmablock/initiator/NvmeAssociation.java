@@ -65,8 +65,10 @@ final class NvmeAssociation implements Reconnector {
     private static final Logger LOG = LoggerFactory.getLogger(NvmeAssociation.class);
     /** The admin queue's entries (what nvme-rdma asks for: NVME_AQ_DEPTH). */
     static final int ADMIN_ENTRIES = 32;
-    /** A command capsule here: the entry alone, data always by keyed SGL. Also the size of a channel's receive buffers. */
+    /** An admin capsule here: the entry alone, data by keyed SGL (an I/O queue's may carry write data after it). */
     static final int CAPSULE_LENGTH = NvmeSubmission.LENGTH;
+    /** Write data one capsule carries here at most (Linux nvme-rdma's inline data is a page too). */
+    static final int MAX_IN_CAPSULE_BYTES = 4096;
     /** Bytes one command carries when the controller sets no limit (MDTS 0), and at most. */
     static final int DEFAULT_MAX_TRANSFER = LunDiscovery.DEFAULT_MAX_TRANSFER;
     private static final int ADMIN_RECEIVES = 4;
@@ -85,8 +87,11 @@ final class NvmeAssociation implements Reconnector {
     record Namespace(long id, int blockSize, long blocks) {
     }
 
-    /** The controller's identity (Identify Controller) and the largest transfer of one command. */
-    record Controller(String serial, String model, String firmware, int maxTransferBytes) {
+    /**
+     * The controller's identity (Identify Controller), the largest transfer of one command and the most write data a
+     * command carries in its capsule (0: none).
+     */
+    record Controller(String serial, String model, String firmware, int maxTransferBytes, int inCapsuleBytes) {
     }
 
     private final InitiatorConfig config;
@@ -112,6 +117,8 @@ final class NvmeAssociation implements Reconnector {
     private int pageBytes;
     /** The entries an I/O queue may have (CAP.MQES + 1). */
     private int maxQueueEntries;
+    /** What Identify Controller said, read at {@link #open}. */
+    private Controller controller;
     private int nextCommandId;
     /** The result of the last completion {@link #call} took. */
     private long lastResult;
@@ -170,6 +177,7 @@ final class NvmeAssociation implements Reconnector {
                 throw new SrpIoException("the controller of " + session.subsystemNqn() + " grants " + grantedQueues
                         + " I/O queues; the session asks for " + queues + " channels");
             }
+            controller = identify();
             LOG.info("controller {} of {} at {} ready", controllerId, session.subsystemNqn(), config.target());
         } catch (SrpIoException | RuntimeException e) {
             dropAdmin();
@@ -183,14 +191,25 @@ final class NvmeAssociation implements Reconnector {
         }
     }
 
-    /** The controller's identity, and the transfer one command may carry (MDTS, at most 1 MiB). */
-    synchronized Controller controller() throws SrpIoException {
+    /** The controller's identity, the transfer one command may carry and the in-capsule data an I/O queue takes. */
+    synchronized Controller controller() {
+        return controller;
+    }
+
+    /**
+     * Identify Controller: MDTS (at most 1 MiB), and IOCCSZ less the entry: the write data an I/O queue's capsule may
+     * carry (none where the data would not start right after the entry, ICDOFF 0, or with immediate data off).
+     */
+    private Controller identify() throws SrpIoException {
         admin(NvmeOpcode.IDENTIFY, 0, NvmeIdentify.CNS_CONTROLLER, 0, NvmeIdentify.DATA_LENGTH, "Identify Controller");
         final NvmeIdentifyController identity = new NvmeIdentifyController().wrap(buffer.segment(), DATA_AT);
         final int mdts = identity.maxDataTransferSize();
         final long limit = mdts == 0 ? DEFAULT_MAX_TRANSFER : (long) pageBytes << mdts;
+        final long capsule = identity.commandCapsuleSize() * 16 - NvmeSubmission.LENGTH;
+        final int inCapsule = config.immediateData() && identity.inCapsuleDataOffset() == 0
+                ? (int) Math.clamp(capsule, 0, MAX_IN_CAPSULE_BYTES) : 0;
         return new Controller(identity.serialNumber().strip(), identity.modelNumber().strip(),
-                identity.firmwareRevision().strip(), (int) Math.min(DEFAULT_MAX_TRANSFER, limit));
+                identity.firmwareRevision().strip(), (int) Math.min(DEFAULT_MAX_TRANSFER, limit), inCapsule);
     }
 
     /** The active namespaces, in id order (Identify's active namespace list, then each namespace). */
@@ -243,7 +262,7 @@ final class NvmeAssociation implements Reconnector {
             final int entries = Math.min(depth + 1, maxQueueEntries);
             cmConnect(id, index + 1, entries);
             fabricsConnect(qp, cq, index + 1, entries, controllerId, CONNECT_SEND_ID);
-            return new ChannelLink(id, qp, cq, entries - 1, 0);
+            return new ChannelLink(id, qp, cq, entries - 1, controller.inCapsuleBytes());
         } catch (SrpIoException | RuntimeException e) {
             id.close();
             if (cq != null) {

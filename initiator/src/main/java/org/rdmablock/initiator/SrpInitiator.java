@@ -279,8 +279,9 @@ public final class SrpInitiator implements AutoCloseable {
                 association.open(ChannelLogin.resolve(provider, config));
             }
         }
-        final ChannelMemory memory = ChannelMemory.register(pd, arena, config.queueDepth(),
-                nvme ? NvmeAssociation.CAPSULE_LENGTH : config.iuLength(), config.bounceBytes(), resources);
+        final ChannelMemory memory = ChannelMemory.register(pd, arena, config.queueDepth(), nvme
+                ? NvmeAssociation.CAPSULE_LENGTH + association.controller().inCapsuleBytes() : config.iuLength(),
+                config.bounceBytes(), resources);
         final CompletionChannel events = config.waiting() == InitiatorConfig.Waiting.EVENTS
                 ? context.createCompletionChannel() : null;
         if (events != null) {
