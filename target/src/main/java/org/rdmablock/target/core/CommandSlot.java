@@ -82,6 +82,9 @@ public final class CommandSlot implements ScsiCompletion {
     Channel channel;
     long tag;
     long lunField;
+    /** The response goes as SEND_WITH_INV of {@link #invalidateKey} ({@link #invalidateOnResponse}). */
+    private boolean invalidates;
+    private int invalidateKey;
     /** The initiator's descriptors, in this slot's part of the descriptor region. */
     int descriptorCount;
     /** The first descriptor the next round transfers. */
@@ -260,6 +263,16 @@ public final class CommandSlot implements ScsiCompletion {
     }
 
     /**
+     * The response's SEND also invalidates {@code key} at the initiator (NVMe/RDMA's remote invalidation: a keyed SGL
+     * of subtype "invalidate", which Linux's nvme-rdma asks for on its fast-registered buffers, spares the host a
+     * LOCAL_INV of its own): SEND_WITH_INV instead of SEND, as nvmet-rdma answers. Cleared by {@link #begin}.
+     */
+    public void invalidateOnResponse(final int key) {
+        invalidateKey = key;
+        invalidates = true;
+    }
+
+    /**
      * Starts a command's fields for {@code owner}'s request {@code requestTag}: no data, no descriptors yet (the front
      * end's loader fills them in).
      */
@@ -268,6 +281,7 @@ public final class CommandSlot implements ScsiCompletion {
         tag = requestTag;
         lunField = lun;
         firstChunk = -1;
+        invalidates = false;
         chunkCount = 0;
         readsDataOut = false;
         frontEndTakesDataOut = false;
@@ -471,6 +485,7 @@ public final class CommandSlot implements ScsiCompletion {
         channel = owner;
         tag = requestTag;
         firstChunk = -1;
+        invalidates = false;
     }
 
     /** Sends the {@code length} bytes the front end wrote into the response buffer; its completion frees the slot. */
@@ -479,8 +494,8 @@ public final class CommandSlot implements ScsiCompletion {
     }
 
     private SendWorkRequest prepareResponse(final int length) {
-        responseSend.opcode(SendOpcode.SEND).flags(SendFlags.SIGNALED).next(null)
-                .wrId(WorkRequestIds.of(WorkRequestIds.RESPONSE, channel.id, index));
+        responseSend.opcode(invalidates ? SendOpcode.SEND_WITH_INV : SendOpcode.SEND).invalidateRkey(invalidates ? invalidateKey : 0)
+                .flags(SendFlags.SIGNALED).next(null).wrId(WorkRequestIds.of(WorkRequestIds.RESPONSE, channel.id, index));
         responseSend.sgl().clear().add(responses, responseOffset, length);
         return responseSend;
     }

@@ -7,6 +7,7 @@ import org.rdmablock.protocol.nvme.NvmeGetLogPage;
 import org.rdmablock.protocol.nvme.NvmeIdentify;
 import org.rdmablock.protocol.nvme.NvmeOpcode;
 import org.rdmablock.protocol.nvme.NvmeRegister;
+import org.rdmablock.protocol.nvme.NvmeSglDescriptor;
 import org.rdmablock.protocol.nvme.NvmeStatus;
 import org.rdmablock.protocol.nvme.NvmeSubmission;
 import org.rdmablock.protocol.nvme.NvmfCommandType;
@@ -231,6 +232,7 @@ final class NvmeFrontEnd implements FrontEnd {
         if (keyed) {
             slot.singleDescriptor(decoder.sgl().address(), (int) decoder.sgl().key(),
                     ranges > 0 ? (long) ranges * NvmeDsmRange.LENGTH : dataLength);
+            invalidateIfAsked(slot);
             slot.readsDataOut(opcode != NvmeOpcode.READ);
         }
         final long needed = Math.max(dataOut, dataIn);
@@ -393,6 +395,7 @@ final class NvmeFrontEnd implements FrontEnd {
         slot.command().setCdb(noCdb, 0, (int) noCdb.byteSize());
         slot.dataLengths(NvmfConnectData.LENGTH, 0);
         slot.singleDescriptor(decoder.sgl().address(), (int) decoder.sgl().key(), NvmfConnectData.LENGTH);
+        invalidateIfAsked(slot);
         slot.readsDataOut(true);
         if (!room.reserve(slot, NvmfConnectData.LENGTH, false)) {
             return false;
@@ -408,6 +411,13 @@ final class NvmeFrontEnd implements FrontEnd {
         slot.frontEndTakesDataOut();
         DataPhase.start(slot, null);
         return true;
+    }
+
+    /** A keyed SGL of subtype "invalidate": the response invalidates its key at the host, as nvmet's does. */
+    private void invalidateIfAsked(final CommandSlot slot) {
+        if (decoder.sgl().subtype() == NvmeSglDescriptor.SUBTYPE_INVALIDATE) {
+            slot.invalidateOnResponse((int) decoder.sgl().key());
+        }
     }
 
     /** The Connect command's field at fault (its offset in the entry), or -1 when it is one this queue takes. */
@@ -672,6 +682,7 @@ final class NvmeFrontEnd implements FrontEnd {
         slot.dataLengths(0, moved);
         if (moved > 0) {
             slot.singleDescriptor(decoder.sgl().address(), (int) decoder.sgl().key(), moved);
+            invalidateIfAsked(slot);
         }
         if (!room.reserve(slot, Math.max(length, 1), false)) {
             return null;

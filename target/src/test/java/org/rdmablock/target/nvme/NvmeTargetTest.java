@@ -250,6 +250,32 @@ class NvmeTargetTest {
         return io.buffer().asSlice(at, (long) blocks * blockSize).toArray(ValueLayout.JAVA_BYTE);
     }
 
+    /**
+     * A keyed SGL of subtype "invalidate" (what nvme-rdma gives its fast-registered buffers) is answered with
+     * SEND_WITH_INV of its key, as nvmet-rdma answers it: the host's window is invalid afterwards; a plain keyed SGL
+     * gets a plain SEND.
+     */
+    @Test
+    void aKeyedSglAskingForInvalidationIsAnsweredWithSendWithInvalidate() {
+        final TestNvmeHost admin = enabledAdmin(NQN);
+        assertEquals(OK, admin.admin(NvmeOpcode.SET_FEATURES, 0, NvmeFeature.NUMBER_OF_QUEUES, 0, 0, 0).status());
+        final TestNvmeHost io = queue(1, CREDITS);
+        assertEquals(OK, io.connect(NQN, controllerIdOf(admin), 0).status());
+        final byte[] pattern = new byte[4096];
+        java.util.Arrays.fill(pattern, (byte) 0x6D);
+        MemorySegment.copy(pattern, 0, io.buffer(), ValueLayout.JAVA_BYTE, 0, pattern.length);
+        final TestNvmeHost.Completion written = io.io(NvmeOpcode.WRITE, 1, 40, 8, 0, pattern.length, false);
+        assertEquals(OK, written.status());
+        assertEquals(0, written.invalidatedRkey(), "a plain keyed SGL: a plain SEND");
+        io.buffer().asSlice(8192, 4096).fill((byte) 0);
+        final NvmeSubmission read = io.entry(0, NvmeOpcode.READ).setNsid(1).setStartingLba(40).setBlocks(8);
+        final int key = io.keyedInvalidating(read, 8192, 4096);
+        final TestNvmeHost.Completion done = io.call(NvmeSubmission.LENGTH);
+        assertEquals(OK, done.status());
+        assertEquals(key, done.invalidatedRkey(), "the response invalidated the window's key");
+        assertArrayEquals(pattern, io.buffer().asSlice(8192, 4096).toArray(ValueLayout.JAVA_BYTE));
+    }
+
     private static int controllerIdOf(final TestNvmeHost admin) {
         assertEquals(OK, admin.admin(NvmeOpcode.IDENTIFY, 0, NvmeIdentify.CNS_CONTROLLER, 0, 0, 4096).status());
         return new NvmeIdentifyController().wrap(admin.buffer(), 0).controllerId();

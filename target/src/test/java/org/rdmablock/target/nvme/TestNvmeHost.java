@@ -15,6 +15,7 @@ import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.MemoryWindow;
 import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairCapabilities;
@@ -52,7 +53,8 @@ final class TestNvmeHost implements AutoCloseable {
     static final int CAPSULE = NvmeSubmission.LENGTH + 4096;
     private static final int RESPONSE = 64;
 
-    record Completion(int commandId, int status, long result, int sqHead, int sqId) {
+    /** A completion, and the key its SEND invalidated here (SEND_WITH_INV), or 0 for a plain SEND. */
+    record Completion(int commandId, int status, long result, int sqHead, int sqId, int invalidatedRkey) {
     }
 
     final int queueId;
@@ -69,6 +71,7 @@ final class TestNvmeHost implements AutoCloseable {
     private final MemoryRegion responses;
     private final ReceiveWorkRequest[] receives;
     private final SendWorkRequest send = new SendWorkRequest(1);
+    private final java.util.List<MemoryWindow> windows = new java.util.ArrayList<>();
     private final WorkCompletions wc = new WorkCompletions(16);
     private final NvmeSubmission entry = new NvmeSubmission();
     private final NvmeSglDescriptor sgl = new NvmeSglDescriptor();
@@ -94,7 +97,7 @@ final class TestNvmeHost implements AutoCloseable {
         qp = id.createQueuePair(pd, new QueuePairInitAttributes(QueuePairType.RC, cq, cq, null,
                 new QueuePairCapabilities(entries + 4, entries + 4, 1, 1, 0), false));
         data = pd.registerMemory(arena.allocate(Math.max(dataBytes, 4096), 4096),
-                AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+                AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE | AccessFlags.MW_BIND);
         capsules = pd.registerMemory(arena.allocate((long) entries * CAPSULE, 4096), AccessFlags.LOCAL_WRITE);
         responses = pd.registerMemory(arena.allocate((long) (entries + 4) * RESPONSE, 4096), AccessFlags.LOCAL_WRITE);
         receives = new ReceiveWorkRequest[entries + 4];
@@ -140,6 +143,31 @@ final class TestNvmeHost implements AutoCloseable {
         e.sgl(sgl).setKeyed(data.address() + offset, length, Integer.toUnsignedLong(data.rkey()), false);
     }
 
+    /**
+     * Binds a memory window over {@code length} bytes at {@code offset} of the buffer, through this queue's QP (as
+     * nvme-rdma's fast-registered buffers are keys the target may invalidate), and points the entry's data at it with
+     * a keyed SGL asking for remote invalidation. Returns the window's key.
+     */
+    int keyedInvalidating(final NvmeSubmission e, final long offset, final int length) {
+        final MemoryWindow window = pd.allocateMemoryWindow();
+        windows.add(window);
+        final SendWorkRequest bind = new SendWorkRequest(1).opcode(SendOpcode.BIND_MW).flags(SendFlags.SIGNALED)
+                .wrId(-2L).bind(window, data, data.address() + offset, length,
+                        AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+        qp.postSend(bind);
+        waitUpTo(TIMEOUT, "the window's bind").pollInterval(Duration.ZERO).until(() -> {
+            if (cq.poll(wc, 1) == 0) {
+                return false;
+            }
+            if (!wc.isSuccess(0)) {
+                throw new IllegalStateException("bind failed: " + wc.toString(0));
+            }
+            return wc.opcode(0) == WcOpcode.BIND_MW;
+        });
+        e.sgl(sgl).setKeyed(data.address() + offset, length, Integer.toUnsignedLong(window.rkey()), true);
+        return window.rkey();
+    }
+
     /** Puts {@code length} bytes at {@code offset} of the buffer into the capsule after the entry; returns the capsule's length. */
     int inCapsule(final NvmeSubmission e, final long offset, final int length) {
         MemorySegment.copy(data.segment(), offset, capsules.segment(), e.offset() + NvmeSubmission.LENGTH, length);
@@ -181,8 +209,9 @@ final class TestNvmeHost implements AutoCloseable {
             throw new IllegalStateException("a response of " + wc.byteLength(0) + " bytes, not 16");
         }
         completion.wrap(responses.segment(), (long) index * RESPONSE);
+        final int invalidated = (wc.flags(0) & WorkCompletions.FLAG_WITH_INV) != 0 ? wc.invalidatedRkey(0) : 0;
         final Completion c = new Completion(completion.commandId(), completion.status(), completion.result64(),
-                completion.sqHead(), completion.sqId());
+                completion.sqHead(), completion.sqId(), invalidated);
         qp.postReceive(receives[index]);
         return c;
     }
@@ -245,6 +274,7 @@ final class TestNvmeHost implements AutoCloseable {
             // already gone
         }
         id.close();
+        windows.forEach(MemoryWindow::close);
         capsules.close();
         responses.close();
         data.close();
