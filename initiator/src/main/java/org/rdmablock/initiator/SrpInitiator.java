@@ -19,14 +19,17 @@ import java.util.concurrent.TimeUnit;
 /**
  * A session with one SRP target: logs in over {@link InitiatorConfig#channels()} RC channels, discovers the target's
  * logical units (REPORT LUNS, INQUIRY, READ CAPACITY, the block limits VPD page) and hands them out as {@link Lun}s.
+ * With {@link InitiatorConfig#withNvme} the same session speaks NVMe over Fabrics instead (the name stays, as the
+ * class came first): {@link NvmeAssociation} connects the admin queue and each channel as an I/O queue, and the
+ * namespaces Identify reports are the {@link Lun}s, numbered by namespace id.
  *
  * <pre>
  *  application threads ─► Lun.read/write/flush/unmap ─► RequestRouter ─► a channel's ring ─► its agent ─► SRP_CMD
  *                      ◄─ IoCallback / CompletableFuture / blocking (CompletionWaiter) ◄──────── SRP_RSP ◄── target
  * </pre>
  *
- * <p>The session's parts: {@link ChannelLogin} logs each channel in (and in again), {@link LunDiscovery} finds the
- * LUNs, {@link RequestRouter} picks the channel of each request, {@link CompletionWaiter} waits for answers (driving
+ * <p>The session's parts: {@link ChannelLogin} logs each channel in (and in again; NVMe: {@link NvmeAssociation}),
+ * {@link LunDiscovery} finds the LUNs, {@link RequestRouter} picks the channel of each request, {@link CompletionWaiter} waits for answers (driving
  * caller-driven channels meanwhile).
  *
  * <p>Thread safety: every method may be called from any thread. Callbacks run on a channel's agent thread and must not
