@@ -70,3 +70,22 @@ start_target() {
   target_pid=$!
   await_ready "$target_pid" "our target" 60 "$work/target.log" grep -q "listening on" "$work/target.log"
 }
+
+# --nvme in a comparison (nvme=1): our side goes over NVMe over Fabrics instead of SRP. nvme_prepare, before
+# start_target: sets nvme_toml, the [nvme] section for the target's config (a subsystem on a free port; empty without
+# --nvme). our_target, once the target runs: the options that point bench or mount at our side.
+COMPARE_NQN=nqn.2026-12.org.rdmablock:compare
+nvme_prepare() {
+  nvme_toml=""
+  if [ "${nvme:-0}" = 1 ]; then
+    nvme_port="$(free_port)"
+    nvme_toml="$(printf '[nvme]\nsubsystem = "%s"\nport = %s' "$COMPARE_NQN" "$nvme_port")"
+  fi
+}
+our_target() {
+  if [ "${nvme:-0}" = 1 ]; then
+    echo "--target 127.0.0.1:$nvme_port --nvme $COMPARE_NQN"
+  else
+    echo "--target 127.0.0.1:$port"
+  fi
+}

@@ -5,8 +5,9 @@
 # flips every round) so that both see the same machine load; with several rounds the table shows medians.
 #
 #   tools/bench/compare-nbdkit.sh [--runtime SECONDS] [--ramp SECONDS] [--rounds N] [--size 1G] [--ours "ARGS"]
-#                                 [--pipeline "TOML"] [--rows REGEX]
+#                                 [--pipeline "TOML"] [--rows REGEX] [--nvme]
 #
+# --nvme: our side over NVMe over Fabrics (the target serves a subsystem beside SRP; bench --nvme) instead of SRP.
 # --ours adds bench options to our side's every run (e.g. --ours "--channel-wait events"); --pipeline is the
 # target's [pipeline] section (default "backend_threads = 0": a memory LUN never blocks, so the poller thread runs
 # each command itself; e.g. --pipeline $'backend_threads = 4\ncompletions = "event"'); --rows keeps the rows whose
@@ -23,6 +24,7 @@ size=1G
 ours_args=""
 pipeline="backend_threads = 0"
 row_filter=""
+nvme=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runtime) runtime="$2"; shift 2 ;;
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --ours) ours_args="$2"; shift 2 ;;
     --pipeline) pipeline="$2"; shift 2 ;;
     --rows) row_filter="$2"; shift 2 ;;
+    --nvme) nvme=1; shift ;;
     -h|--help) header_help "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -56,7 +59,9 @@ trap 'exit 130' INT TERM
 # build once, outside every measurement (bin/rdmablock bench builds what is stale)
 "$root/bin/rdmablock" bench --help >/dev/null
 
-start_target "$root" "$work" "[[lun]]
+nvme_prepare
+start_target "$root" "$work" "$nvme_toml
+[[lun]]
 number = 0
 backend = \"memory\"
 size = \"${size}iB\"
@@ -73,7 +78,7 @@ uri="nbd://127.0.0.1:$nport"
 ours() { # rw bs iodepth json [extra bench options...]
   local rw="$1" bs="$2" depth="$3" json="$4"
   shift 4
-  "$root/bin/rdmablock" bench --target "127.0.0.1:$port" --rw "$rw" --bs "$bs" --iodepth "$depth" --no-progress \
+  "$root/bin/rdmablock" bench $(our_target) --rw "$rw" --bs "$bs" --iodepth "$depth" --no-progress \
     --json "$json" $ours_args "$@" > "$work/ours.out" 2>&1 || { cat "$work/ours.out" >&2; return 1; }
 }
 theirs() { # rw bs iodepth json [extra fio options...]

@@ -13,7 +13,10 @@
 #
 #   tools/fio/compare.sh [--runtime 10] [--ramp 1] [--rounds 3] [--size 1G] [--verify-size 256M] [--out DIR]
 #                        [--rows "randread-4k-qd1 ..."] [--pipeline "TOML"] [--mount "ARGS"] [--warmup 20] [--threads]
+#                        [--nvme]
 #
+# --nvme: our volume over NVMe over Fabrics (the target serves a subsystem beside SRP; the mount's lun1.img, namespace
+# 1) instead of SRP.
 # --warmup SECONDS (default 20, 0 for none): before the first round, untimed I/O on our volume (a quarter of the time
 # each: 1 MiB reads, 1 MiB writes, 4 KiB random reads, 4 KiB random writes, iodepth 16), so that the table shows our
 # two JVMs (target, mount) with their hot paths compiled, as a running daemon has them, rather than the JIT at work
@@ -48,9 +51,11 @@ read-1m-qd16 read-1m-qd16-4jobs write-1m-qd16 write-1m-qd16-4jobs verify-randwri
 pipeline="backend_threads = 0"
 mount=""
 threads=0
+nvme=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --threads) threads=1; shift ;;
+    --nvme) nvme=1; shift ;;
     --runtime|--ramp|--rounds|--size|--verify-size|--out|--rows|--pipeline|--mount|--warmup)
       [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
       name="${1#--}"
@@ -108,7 +113,9 @@ local_copy="$work/local.img"
 dd if="$backing" of="$local_copy" bs=1M oflag=direct status=none
 
 # as nbdkit's file plugin, writes go to the page cache and are durable at a flush (SYNCHRONIZE CACHE / NBD_CMD_FLUSH)
-start_target "$root" "$work" "[[lun]]
+nvme_prepare
+start_target "$root" "$work" "$nvme_toml
+[[lun]]
 number = 0
 backend = \"file\"
 path = \"$backing\"
@@ -117,7 +124,7 @@ write_cache = \"write-back\"
 
 [pipeline]
 $pipeline"
-"$root/bin/rdmablock" mount --target "127.0.0.1:$port" $mount "$work/ours" > "$work/mount.log" 2>&1 &
+"$root/bin/rdmablock" mount $(our_target) $mount "$work/ours" > "$work/mount.log" 2>&1 &
 mount_pid=$!
 await_ready "$mount_pid" "rdmablock mount" 90 "$work/mount.log" grep -q " mounted at " "$work/mount.log"
 
@@ -130,7 +137,9 @@ nbdfuse "$work/nbdfuse/lun.img" "nbd://127.0.0.1:$nport" > "$work/nbdfuse.log" 2
 nbdfuse_pid=$!
 await_ready "$nbdfuse_pid" nbdfuse 30 "$work/nbdfuse.log" test -s "$work/nbdfuse/lun.img"
 
-declare -A files=([ours]="$work/ours/lun0.img" [nbdfuse]="$work/nbdfuse/lun.img" [local]="$local_copy")
+ours_file=lun0.img                          # LUN 0 over SRP; namespace 1 (the same LUN) over NVMe
+if [ "$nvme" = 1 ]; then ours_file=lun1.img; fi
+declare -A files=([ours]="$work/ours/$ours_file" [nbdfuse]="$work/nbdfuse/lun.img" [local]="$local_copy")
 sides=(ours nbdfuse local)
 if [ "$warmup" -gt 0 ]; then
   echo "warming up our target and mount: ${warmup} s of untimed I/O" >&2
@@ -200,8 +209,13 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 echo "load after: $(uptime)" >&2
-# a login more than the mount's first: a channel lost its connection (a transport timeout, say) and logged in again
-echo "our target saw $(grep -c ' logged in' "$work/target.log") login(s) from the mount (1: no reconnect)" >&2
+# a login more than the mount's first: a channel lost its connection (a transport timeout, say) and logged in again;
+# over NVMe, an association more than the first (an admin queue's Connect)
+if [ "$nvme" = 1 ]; then
+  echo "our target saw $(grep -c ' admin queue (channel' "$work/target.log") NVMe association(s) from the mount (1: no reconnect)" >&2
+else
+  echo "our target saw $(grep -c ' logged in' "$work/target.log") login(s) from the mount (1: no reconnect)" >&2
+fi
 
 mkdir -p "$out"
 python3 - "$work/results.tsv" "$runtime" "$ramp" "$rounds" "$size" "$verify_size" "$out" "$warmup" <<'PY'
