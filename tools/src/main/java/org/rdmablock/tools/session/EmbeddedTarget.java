@@ -3,6 +3,7 @@ package org.rdmablock.tools.session;
 import org.rdmablock.protocol.srp.SrpTargetPortId;
 import org.rdmablock.target.LunInventory;
 import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.core.TargetDevice;
 import org.rdmablock.target.config.ChannelConfig;
 import org.rdmablock.target.config.ConfigException;
 import org.rdmablock.target.config.ListenConfig;
@@ -30,41 +31,20 @@ public final class EmbeddedTarget implements AutoCloseable {
     /** The address it listens on. */
     public static final String ADDRESS = "127.0.0.1";
     private final LunInventory inventory;
+    /** The device both front ends share (one pipeline, one poller), as the daemon's. */
+    private final TargetDevice device;
     private final SrpTarget target;
     /** The NVMe side, on a port of its own, when one was asked for; else null. */
     private final NvmeTarget nvme;
     private final long idExt;
 
-    private final TargetConfig config;
-
-    private EmbeddedTarget(final LunInventory inventory, final SrpTarget target, final NvmeTarget nvme, final long idExt,
-                           final TargetConfig config) {
+    private EmbeddedTarget(final LunInventory inventory, final TargetDevice device, final SrpTarget target,
+                           final NvmeTarget nvme, final long idExt) {
         this.inventory = inventory;
+        this.device = device;
         this.target = target;
         this.nvme = nvme;
         this.idExt = idExt;
-        this.config = config;
-    }
-
-    /**
-     * {@link #start(String, long, Path, String)}, and with {@code subsystemNqn} not null an NVMe over Fabrics side too:
-     * that subsystem, LUN 0 as its namespace 1, on a free port of its own ({@link #nvmeAddress}).
-     */
-    public static EmbeddedTarget start(final String backend, final long sizeBytes, final Path file, final String provider,
-                                       final String subsystemNqn) {
-        final EmbeddedTarget srp = start(backend, sizeBytes, file, provider);
-        if (subsystemNqn == null) {
-            return srp;
-        }
-        try {
-            final NvmeTarget nvme = NvmeTarget.start(srp.config, new NvmeConfig(0, List.of(new NvmeConfig.Subsystem(
-                    subsystemNqn, String.format(Locale.ROOT, "%016x", srp.idExt), NvmeConfig.Subsystem.DEFAULT_MODEL,
-                    List.of(), Set.of()))), srp.inventory.liveUnitsFor(NvmeTarget.NVME_HOSTS), new TargetStatistics());
-            return new EmbeddedTarget(srp.inventory, srp.target, nvme, srp.idExt, srp.config);
-        } catch (RuntimeException e) {
-            srp.close();
-            throw e;
-        }
     }
 
     /**
@@ -72,6 +52,16 @@ public final class EmbeddedTarget implements AutoCloseable {
      * with {@code file} the sparse image, made if absent), {@code sizeBytes} of 512-byte blocks.
      */
     public static EmbeddedTarget start(final String backend, final long sizeBytes, final Path file, final String provider) {
+        return start(backend, sizeBytes, file, provider, null);
+    }
+
+    /**
+     * {@link #start(String, long, Path, String)}, and with {@code subsystemNqn} not null an NVMe over Fabrics side too,
+     * on the same device and pipeline: that subsystem, LUN 0 as its namespace 1, on a free port of its own
+     * ({@link #nvmeAddress}).
+     */
+    public static EmbeddedTarget start(final String backend, final long sizeBytes, final Path file, final String provider,
+                                       final String subsystemNqn) {
         final String kind = backend.toLowerCase(Locale.ROOT);
         if (!kind.equals("memory") && !kind.equals("null") && !kind.equals("file")) {
             throw new IllegalArgumentException("--embedded-target must be memory, null or file, not " + backend);
@@ -109,9 +99,25 @@ public final class EmbeddedTarget implements AutoCloseable {
         final TargetConfig config = new TargetConfig(read.source(), new ListenConfig(provider, ADDRESS, 0), read.identity(),
                 read.channel(), read.pipeline(), read.timeouts(), read.luns());
         final LunInventory inventory = new LunInventory(config, BackendFactory::open);
+        final TargetStatistics statistics = new TargetStatistics();
+        TargetDevice device = null;
+        SrpTarget srp = null;
         try {
-            return new EmbeddedTarget(inventory, SrpTarget.start(config, inventory::unitsFor), null, id, config);
+            device = TargetDevice.open(config, statistics);
+            srp = SrpTarget.start(device, inventory::unitsFor, statistics);
+            final NvmeTarget nvme = subsystemNqn == null ? null : NvmeTarget.start(device, new NvmeConfig(0, List.of(
+                    new NvmeConfig.Subsystem(subsystemNqn, String.format(Locale.ROOT, "%016x", id),
+                            NvmeConfig.Subsystem.DEFAULT_MODEL, List.of(), Set.of()))),
+                    inventory.liveUnitsFor(NvmeTarget.NVME_HOSTS), statistics);
+            device.ready();
+            return new EmbeddedTarget(inventory, device, srp, nvme, id);
         } catch (RuntimeException e) {
+            if (srp != null) {
+                srp.close();
+            }
+            if (device != null) {
+                device.close();
+            }
             inventory.close();
             throw e;
         }
@@ -144,6 +150,7 @@ public final class EmbeddedTarget implements AutoCloseable {
                 nvme.close();
             }
             target.close();
+            device.close(); // after both front ends stopped taking connections
         } finally {
             inventory.close();
         }
