@@ -1,6 +1,6 @@
 #!/bin/bash
 # Sourced by ib-srp.sh and nvme-rdma.sh: our daemon in the guest, run from the built jar on a config the plan writes,
-# and Linux ib_srp's add_target for it.
+# Linux ib_srp's add_target for it, and a test file for the compare checks.
 DAEMON_JAR=${DAEMON_JAR:-$REPO/target/build/rdmablock-target.jar}
 
 # daemon_luns <dir> <size MiB> <n:backend:block size>...: a [[lun]] each, the file and rocksdb ones kept in <dir>
@@ -12,6 +12,15 @@ daemon_luns() {
     printf '[[lun]]\nnumber = %d\nbackend = "%s"\nsize = "%dMiB"\nblock_size = %d\n' $n $b $mib $bs
     [ $b = memory ] || printf 'path = "%s/lun%d.%s"\ncreate = true\n' $dir $n $b
   done
+}
+
+# flipped_copy <file> <bytes> <offset> <to>: the first <bytes> of <file> into <to>, with the byte at <offset> inverted
+# (a compare against it must find exactly that difference)
+flipped_copy() {
+  local b
+  head -c $2 $1 > $4
+  b=$(od -An -tu1 -j $3 -N 1 $4 | tr -d ' ')
+  printf "\\$(printf %03o $((b ^ 255)))" | dd of=$4 bs=1 seek=$3 conv=notrunc status=none
 }
 
 # daemon_start <dir> <log> [n] [java options]: starts the daemon on <dir>/target.toml in the background (its pid in

@@ -143,10 +143,10 @@ ibsrp_patterns() (
   done
 )
 
-# blkdiscard of 1 MiB..3 MiB: that range reads zeros, the rest of the pattern is untouched
+# blkdiscard of 1 MiB..3 MiB: that range reads zeros, the rest of the pattern is untouched; then sg_verify's byte check
 ibsrp_discard() (
   set -eo pipefail
-  local l n dev
+  local l n dev bs rc
   ibsrp_patterns write
   for l in $IBSRP_LUNS; do
     n=${l%%:*}; dev=$(ibsrp_dev $n)
@@ -158,6 +158,14 @@ ibsrp_discard() (
     # the patterns are whole again for the next steps
     dd if=$IBSRP_DIR/pattern-$n of=$dev bs=1M oflag=direct status=none
     echo "LUN $n ($dev): 2 MiB discarded read zeros, the data around them intact"
+    # VERIFY (16) with BYTCHK 01b: equal data-out is GOOD, one byte off is MISCOMPARE (sg3-utils' exit status 14)
+    bs=${l##*:}
+    head -c 8192 $IBSRP_DIR/pattern-$n > $IBSRP_DIR/same-$n
+    sg_verify --16 --lba=0 --count=$((8192 / bs)) --ndo=8192 --in=$IBSRP_DIR/same-$n $dev
+    flipped_copy $IBSRP_DIR/pattern-$n 8192 5000 $IBSRP_DIR/off-$n
+    rc=0; sg_verify --16 --lba=0 --count=$((8192 / bs)) --ndo=8192 --in=$IBSRP_DIR/off-$n $dev || rc=$?
+    [ $rc = 14 ] || { echo "LUN $n: VERIFY of a differing byte exited $rc, not 14 (MISCOMPARE)"; exit 1; }
+    echo "LUN $n ($dev): VERIFY with a byte check: equal data GOOD, one byte off MISCOMPARE"
   done
 )
 

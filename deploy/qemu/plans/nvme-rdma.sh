@@ -3,7 +3,7 @@
 # native provider over rxe0 (192.0.2.15:4420), SRP listening beside it: nvme discover lists the subsystem, nvme
 # connect brings its namespaces up as /dev/nvmeXnY (a memory LUN with 512-byte blocks, a file and a RocksDB LUN with
 # 4096-byte ones), id-ctrl and id-ns say what the config says, fio verifies 4 KiB random and 1 MiB sequential writes read back,
-# a discarded range reads zeroes, nvme flush answers, a namespace resized through the management socket shows its new
+# a discarded range reads zeroes, nvme flush answers, nvme compare finds equal data and a byte off, a namespace resized through the management socket shows its new
 # size without a rescan (the Asynchronous Event makes the host rescan), the data is still there after a disconnect and a
 # connect again,
 # and after the daemon is killed (SIGKILL) and started again under the connected host, which reconnects by itself;
@@ -123,10 +123,11 @@ nvme_fio() (
   done
 )
 
-# a pattern on each namespace's first 4 MiB; blkdiscard of 1..3 MiB reads zeroes, the rest is untouched; nvme flush
+# a pattern on each namespace's first 4 MiB; blkdiscard of 1..3 MiB reads zeroes, the rest is untouched; nvme flush;
+# nvme compare of its first 4 KiB: equal, then with one byte off (Compare Failure)
 nvme_discard() (
   set -eo pipefail
-  local l n dev
+  local l n dev bs
   for l in $NVME_LUNS; do
     n=$((${l%%:*} + 1)); dev=$(nvme_dev $n)
     head -c 4M /dev/urandom > $NVME_DIR/pattern-$n
@@ -141,6 +142,16 @@ nvme_discard() (
     dd if=$NVME_DIR/pattern-$n of=$dev bs=1M count=1 seek=2 skip=2 oflag=direct status=none
     nvme flush $dev
     echo "namespace $n ($dev): 2 MiB discarded read zeroes, the rest intact; flushed"
+    bs=${l##*:}
+    head -c 4096 $NVME_DIR/pattern-$n > $NVME_DIR/same-$n
+    nvme compare $dev -s 0 -c $((4096 / bs - 1)) -z 4096 -d $NVME_DIR/same-$n
+    flipped_copy $NVME_DIR/pattern-$n 4096 3000 $NVME_DIR/off-$n
+    if nvme compare $dev -s 0 -c $((4096 / bs - 1)) -z 4096 -d $NVME_DIR/off-$n > $NVME_DIR/compare-$n 2>&1; then
+      echo "namespace $n: Compare of a differing byte succeeded"; exit 1
+    fi
+    cat $NVME_DIR/compare-$n
+    grep -qiE 'compare.?fail' $NVME_DIR/compare-$n
+    echo "namespace $n ($dev): Compare: equal data succeeds, one byte off is Compare Failure"
   done
 )
 

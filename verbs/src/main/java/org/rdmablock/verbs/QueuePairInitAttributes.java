@@ -11,14 +11,27 @@ import java.util.Objects;
  * @param srq           shared receive queue, or null for a private receive queue
  * @param capabilities  queue sizes
  * @param signalAll     every send work request completes as if {@link SendFlags#SIGNALED} were set
+ * @param completesOnTransmit an RC SEND or RDMA WRITE completes once the transport has its bytes, as an iWARP
+ *                      device's does, rather than once the peer has them (the soft provider's default, which it proves
+ *                      with a zero-length RDMA READ: Linux siw answers one from a stale SGE, docs/benchmarks/siw-interop.md).
+ *                      For a protocol whose peer learns of the data from a later message on the same connection (NVMe/RDMA's
+ *                      response SEND after its data WRITEs). The soft provider only: a device keeps its own semantics.
  */
 public record QueuePairInitAttributes(QueuePairType type, CompletionQueue sendCq, CompletionQueue receiveCq,
-                                      SharedReceiveQueue srq, QueuePairCapabilities capabilities, boolean signalAll) {
+                                      SharedReceiveQueue srq, QueuePairCapabilities capabilities, boolean signalAll,
+                                      boolean completesOnTransmit) {
     public QueuePairInitAttributes {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(sendCq, "sendCq");
         Objects.requireNonNull(receiveCq, "receiveCq");
         Objects.requireNonNull(capabilities, "capabilities");
+    }
+
+    /** A QP whose sends complete once the peer has them. */
+    public QueuePairInitAttributes(final QueuePairType type, final CompletionQueue sendCq, final CompletionQueue receiveCq,
+                                   final SharedReceiveQueue srq, final QueuePairCapabilities capabilities,
+                                   final boolean signalAll) {
+        this(type, sendCq, receiveCq, srq, capabilities, signalAll, false);
     }
 
     /** A QP of {@code type} using {@code cq} for both queues, with default capacities. */
@@ -27,10 +40,16 @@ public record QueuePairInitAttributes(QueuePairType type, CompletionQueue sendCq
     }
 
     public QueuePairInitAttributes withCapabilities(final QueuePairCapabilities caps) {
-        return new QueuePairInitAttributes(type, sendCq, receiveCq, srq, caps, signalAll);
+        return new QueuePairInitAttributes(type, sendCq, receiveCq, srq, caps, signalAll, completesOnTransmit);
     }
 
     public QueuePairInitAttributes withSrq(final SharedReceiveQueue sharedReceiveQueue) {
-        return new QueuePairInitAttributes(type, sendCq, receiveCq, sharedReceiveQueue, capabilities, signalAll);
+        return new QueuePairInitAttributes(type, sendCq, receiveCq, sharedReceiveQueue, capabilities, signalAll,
+                completesOnTransmit);
+    }
+
+    /** The same QP, its sends completing once the transport has their bytes ({@link #completesOnTransmit}). */
+    public QueuePairInitAttributes withCompletionOnTransmit() {
+        return new QueuePairInitAttributes(type, sendCq, receiveCq, srq, capabilities, signalAll, true);
     }
 }

@@ -34,6 +34,7 @@ public final class CdbDecoder {
     private int reportingOptions;
     private int requestedOpcode;
     private int requestedServiceAction;
+    private int byteCheck;
 
     private SenseCode error;
     private int errorField;
@@ -53,6 +54,16 @@ public final class CdbDecoder {
     public static final int PF = 1 << 10;
     public static final int SP = 1 << 11;
     public static final int RCTD = 1 << 12;
+
+    /** VERIFY's BYTCHK (SBC-4 5.29): the medium only; the data-out compared with it; one data-out block with each. */
+    public static final int BYTCHK_NONE = 0;
+    public static final int BYTCHK_DATA_OUT = 1;
+    public static final int BYTCHK_ONE_BLOCK = 3;
+    /** BYTCHK's place in byte 1 of VERIFY (10)/(12)/(16). */
+    private static final int BYTCHK_SHIFT = 1;
+    private static final int BYTCHK_MASK = 0x03;
+    /** BYTCHK 10b is reserved. */
+    private static final int BYTCHK_RESERVED = 2;
 
     /**
      * Decodes the {@code length} CDB bytes at {@code offset}. Returns true when the CDB is one this
@@ -75,6 +86,7 @@ public final class CdbDecoder {
         reportingOptions = 0;
         requestedOpcode = 0;
         requestedServiceAction = 0;
+        byteCheck = BYTCHK_NONE;
         error = null;
         errorField = SenseData.NO_FIELD;
         errorBit = -1;
@@ -161,8 +173,8 @@ public final class CdbDecoder {
             default -> CommandKind.VERIFY;
         };
         if (readWriteKind == CommandKind.VERIFY) {
-            if ((byte1 & 0x06) != 0) {
-                // BYTCHK: only medium verification (no data-out compare) is offered.
+            byteCheck = (byte1 >>> BYTCHK_SHIFT) & BYTCHK_MASK;
+            if (byteCheck == BYTCHK_RESERVED) {
                 return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 2);
             }
         } else {
@@ -366,6 +378,11 @@ public final class CdbDecoder {
     /** Transfer length or number of logical blocks, in blocks (unsigned, up to 2^32-1). */
     public long transferLength() {
         return transferLength;
+    }
+
+    /** VERIFY's BYTCHK: {@link #BYTCHK_NONE}, {@link #BYTCHK_DATA_OUT} or {@link #BYTCHK_ONE_BLOCK}. */
+    public int byteCheck() {
+        return byteCheck;
     }
 
     /** Allocation length in bytes for data-in commands. */

@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * Writes the CDBs (and the UNMAP parameter list) a transport that speaks other than SCSI translates its block commands
  * into, so that they execute on a {@link LogicalUnit} as any SCSI command does (the NVMe front end's Read, Write,
- * Flush, Write Zeroes and Dataset Management): the 16-byte forms of SBC-4, big-endian, each field at its named offset.
+ * Compare, Flush, Write Zeroes and Dataset Management): the 16-byte forms of SBC-4, big-endian, each field at its named offset.
  * Allocates nothing.
  */
 public final class CdbWriter {
@@ -18,6 +18,8 @@ public final class CdbWriter {
     /** Byte 1 of WRITE SAME (16): UNMAP, and NDOB (no data-out buffer: zeroes). */
     public static final int WRITE_SAME_UNMAP_BIT = 0x08;
     public static final int WRITE_SAME_NDOB_BIT = 0x01;
+    /** Byte 1 of VERIFY (16): BYTCHK 01b, the data-out compared with the medium. */
+    public static final int VERIFY_BYTCHK_DATA_OUT = 0x02;
     /** The 16-byte forms: the flags byte, the LBA, the block count. */
     public static final int FLAGS_OFFSET = 1;
     public static final int LBA_16_OFFSET = 2;
@@ -46,6 +48,11 @@ public final class CdbWriter {
     /** WRITE (16) of {@code blocks} at {@code lba}. */
     public static int write16(final MemorySegment cdb, final long lba, final long blocks, final boolean fua) {
         return sixteen(cdb, ScsiOpcode.WRITE_16, fua ? FUA_BIT : 0, lba, blocks);
+    }
+
+    /** VERIFY (16) of {@code blocks} at {@code lba} against as many blocks of data-out (a compare). */
+    public static int compare16(final MemorySegment cdb, final long lba, final long blocks) {
+        return sixteen(cdb, ScsiOpcode.VERIFY_16, VERIFY_BYTCHK_DATA_OUT, lba, blocks);
     }
 
     /** SYNCHRONIZE CACHE (16) of the whole medium (LBA 0, 0 blocks). */

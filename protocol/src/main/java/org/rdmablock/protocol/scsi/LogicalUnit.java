@@ -18,8 +18,8 @@ import static org.rdmablock.protocol.scsi.BigEndian.put8;
  *
  * <p>Commands: TEST UNIT READY, REQUEST SENSE, INQUIRY (standard; VPD 0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2),
  * MODE SENSE/SELECT (6)/(10) (caching, control, all pages), START STOP UNIT, PREVENT ALLOW MEDIUM
- * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) without
- * byte check, SYNCHRONIZE CACHE (10)/(16), WRITE SAME (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS
+ * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) of the medium
+ * or with a byte check against the data-out (BYTCHK 01b and 11b), SYNCHRONIZE CACHE (10)/(16), WRITE SAME (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS
  * and REPORT SUPPORTED OPERATION CODES. Anything else is CHECK CONDITION, ILLEGAL REQUEST, INVALID COMMAND
  * OPERATION CODE.
  *
@@ -38,6 +38,7 @@ public final class LogicalUnit {
     static final int OP_UNMAP_DESCRIPTORS = 4;
     static final int OP_WRITE_SAME = 5;
     static final int OP_UNMAP_RANGE = 6;
+    static final int OP_COMPARE = 7;
 
     private static final int ISSUING = 1;
     private static final int COMPLETED_INLINE = 2;
@@ -51,6 +52,8 @@ public final class LogicalUnit {
     private static final MemorySegment ZEROES = Arena.global().allocate(1 << 16, 4096).asReadOnly();
     /** WRITE SAME repeats its block over at most this much of the data buffer per backend write. */
     private static final long WRITE_SAME_CHUNK_BYTES = 1 << 20;
+    /** VERIFY's byte check reads the medium this much at a time into the command's own compare buffer. */
+    static final int COMPARE_CHUNK_BYTES = 1 << 16;
 
     private final LogicalUnitConfig config;
     private final BlockBackend backend;
@@ -303,10 +306,57 @@ public final class LogicalUnit {
     }
 
     private void verify(ScsiCommand cmd, CdbDecoder d) {
-        // BYTCHK=0: verifying the medium needs no work on a backend that reports its own errors.
-        if (checkTransfer(cmd, d)) {
-            cmd.complete();
+        if (!checkTransfer(cmd, d)) {
+            return;
         }
+        int byteCheck = d.byteCheck();
+        if (byteCheck == CdbDecoder.BYTCHK_NONE) {
+            // verifying the medium needs no work on a backend that reports its own errors
+            cmd.complete();
+            return;
+        }
+        long blocks = d.transferLength();
+        long needed = blocks == 0 ? 0 : byteCheck == CdbDecoder.BYTCHK_ONE_BLOCK ? config.blockSize() : blocks << blockShift;
+        if (!cmd.accountDataOut(needed)) {
+            invalidField(cmd, transferLengthField(d.opcode()), -1);
+            return;
+        }
+        if (blocks == 0) {
+            cmd.complete(); // SBC-4: a VERIFICATION LENGTH of zero verifies nothing, and is no error
+            return;
+        }
+        if (cmd.compareBuffer == null) {
+            cmd.compareBuffer = Arena.ofAuto().allocate(COMPARE_CHUNK_BYTES, 4096); // once per command object
+        }
+        cmd.pendingOperation = OP_COMPARE;
+        cmd.cursor = d.lba() << blockShift;
+        cmd.remaining = blocks << blockShift;
+        cmd.sourceOffset = 0;
+        cmd.chunk = 0;
+        cmd.miscompareOffset = -1;
+        issueChain(cmd);
+    }
+
+    /**
+     * Compares the {@code cmd.chunk} medium bytes just read with the data-out they stand against (the same bytes of it,
+     * or its one block again and again); false, with {@code cmd.miscompareOffset} set, at the first difference.
+     */
+    private boolean compareChunk(ScsiCommand cmd) {
+        MemorySegment data = cmd.dataBuffer();
+        long base = cmd.dataBufferOffset();
+        boolean oneBlock = cmd.decoder.byteCheck() == CdbDecoder.BYTCHK_ONE_BLOCK;
+        long step = oneBlock ? config.blockSize() : cmd.chunk;
+        for (long at = 0; at < cmd.chunk; at += step) {
+            long expected = oneBlock ? base : base + cmd.sourceOffset + at;
+            long differs = MemorySegment.mismatch(cmd.compareBuffer, at, at + step, data, expected, expected + step);
+            if (differs >= 0) {
+                cmd.miscompareOffset = cmd.sourceOffset + at + differs;
+                return false;
+            }
+        }
+        cmd.sourceOffset += cmd.chunk;
+        cmd.chunk = 0;
+        return true;
     }
 
     // ---- commands that reach the backend ----
@@ -470,7 +520,8 @@ public final class LogicalUnit {
     // ---- backend completion and chained operations ----
 
     /**
-     * Issues the next backend operations of a multi-step command (UNMAP descriptors, WRITE SAME chunks).
+     * Issues the next backend operations of a multi-step command (UNMAP descriptors, WRITE SAME chunks,
+     * the medium reads of VERIFY's byte check, each compared before the next is issued).
      * A trampoline: when the backend completes inline, the loop goes on here instead of recursing through
      * the callback, so a long chain cannot overflow the stack; when it completes later, the callback
      * resumes the chain.
@@ -478,7 +529,7 @@ public final class LogicalUnit {
     private void issueChain(ScsiCommand cmd) {
         while (true) {
             if (!issueNext(cmd)) {
-                cmd.complete();
+                finishChain(cmd);
                 return;
             }
             if (cmd.issueState.compareAndSet(ISSUING, ASYNC)) {
@@ -492,8 +543,35 @@ public final class LogicalUnit {
         }
     }
 
+    /** A chain is done: VERIFY's byte check answers a difference it found, everything else is GOOD. */
+    private void finishChain(ScsiCommand cmd) {
+        if (cmd.pendingOperation == OP_COMPARE && cmd.miscompareOffset >= 0) {
+            // SBC-4 5.29: INFORMATION is the offset of the first byte that was not equal
+            cmd.checkCondition(senseFormat(), SenseCode.MISCOMPARE_DURING_VERIFY_OPERATION, cmd.miscompareOffset,
+                    SenseData.NO_FIELD, false, -1);
+            return;
+        }
+        cmd.complete();
+    }
+
     /** Issues one step; false when the chain is finished. */
     private boolean issueNext(ScsiCommand cmd) {
+        if (cmd.pendingOperation == OP_COMPARE) {
+            if (cmd.chunk > 0 && !compareChunk(cmd)) {
+                return false;
+            }
+            if (cmd.remaining == 0) {
+                return false;
+            }
+            long length = Math.min(COMPARE_CHUNK_BYTES, cmd.remaining);
+            long at = cmd.cursor;
+            cmd.cursor += length;
+            cmd.remaining -= length;
+            cmd.chunk = length;
+            cmd.issueState.set(ISSUING);
+            backend.read(at, cmd.compareBuffer, 0, (int) length, cmd.backendCallback);
+            return true;
+        }
         if (cmd.pendingOperation == OP_WRITE_SAME) {
             if (cmd.remaining == 0) {
                 return false;
@@ -521,7 +599,7 @@ public final class LogicalUnit {
 
     void backendCompleted(ScsiCommand cmd, BackendStatus status) {
         int operation = cmd.pendingOperation;
-        if (operation == OP_WRITE_SAME || operation == OP_UNMAP_DESCRIPTORS) {
+        if (operation == OP_WRITE_SAME || operation == OP_UNMAP_DESCRIPTORS || operation == OP_COMPARE) {
             if (cmd.issueState.get() == ISSUING) {
                 cmd.inlineStatus = status;
                 if (cmd.issueState.compareAndSet(ISSUING, COMPLETED_INLINE)) {
@@ -544,7 +622,8 @@ public final class LogicalUnit {
 
     private void backendFailed(ScsiCommand cmd, BackendStatus status) {
         SenseCode code = switch (status) {
-            case IO_ERROR -> cmd.pendingOperation == OP_READ ? SenseCode.UNRECOVERED_READ_ERROR : SenseCode.WRITE_ERROR;
+            case IO_ERROR -> cmd.pendingOperation == OP_READ || cmd.pendingOperation == OP_COMPARE
+                    ? SenseCode.UNRECOVERED_READ_ERROR : SenseCode.WRITE_ERROR;
             case NO_SPACE -> SenseCode.SPACE_ALLOCATION_FAILED_WRITE_PROTECT;
             default -> SenseCode.INTERNAL_TARGET_FAILURE;
         };

@@ -76,6 +76,10 @@ public final class ScsiCommand {
     boolean forceUnitAccess;
     int descriptorIndex;
     int descriptorCount;
+    /** Where VERIFY's byte check reads the medium, made at the first such command (this command's alone). */
+    MemorySegment compareBuffer;
+    /** Bytes of the range VERIFY's byte check found equal before a difference, or -1 while none was found. */
+    long miscompareOffset;
 
     /** Copies a CDB of {@code length} bytes (at most {@link #MAX_CDB_LENGTH}) from {@code src}. */
     public ScsiCommand setCdb(MemorySegment src, long srcOffset, int length) {

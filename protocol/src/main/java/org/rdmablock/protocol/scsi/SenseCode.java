@@ -17,6 +17,8 @@ public enum SenseCode {
     SPACE_ALLOCATION_FAILED_WRITE_PROTECT(SenseKey.DATA_PROTECT, 0x27, 0x07),
     WRITE_ERROR(SenseKey.MEDIUM_ERROR, 0x0C, 0x00),
     UNRECOVERED_READ_ERROR(SenseKey.MEDIUM_ERROR, 0x11, 0x00),
+    /** VERIFY's byte check found the data-out unlike the medium: INFORMATION holds the first differing byte's offset. */
+    MISCOMPARE_DURING_VERIFY_OPERATION(SenseKey.MISCOMPARE, 0x1D, 0x00),
     INTERNAL_TARGET_FAILURE(SenseKey.HARDWARE_ERROR, 0x44, 0x00),
     /** A transport's descriptor or length in the command IU is unusable (SPC-4: INVALID FIELD IN COMMAND INFORMATION UNIT). */
     INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT(SenseKey.ILLEGAL_REQUEST, 0x0E, 0x03),

@@ -11,6 +11,8 @@ public final class SenseKey {
     public static final int UNIT_ATTENTION = 0x6;
     public static final int DATA_PROTECT = 0x7;
     public static final int ABORTED_COMMAND = 0xB;
+    /** The source data did not match the medium (VERIFY with a byte check, COMPARE AND WRITE). */
+    public static final int MISCOMPARE = 0xE;
 
     private SenseKey() {
     }

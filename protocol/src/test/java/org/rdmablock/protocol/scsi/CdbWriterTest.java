@@ -39,6 +39,16 @@ class CdbWriterTest {
     }
 
     @Test
+    void compareIsVerifySixteenWithTheDataOutByteCheck() {
+        final CdbDecoder d = decoded(CdbWriter.compare16(cdb, 0x1_0000_0001L, 3));
+        assertEquals(CommandKind.VERIFY, d.kind());
+        assertEquals(0x8F, d.opcode());
+        assertEquals(CdbDecoder.BYTCHK_DATA_OUT, d.byteCheck());
+        assertEquals(0x1_0000_0001L, d.lba());
+        assertEquals(3, d.transferLength());
+    }
+
+    @Test
     void flushIsSynchronizeCacheOfTheWholeMedium() {
         final CdbDecoder d = decoded(CdbWriter.synchronizeCache16(cdb));
         assertEquals(CommandKind.SYNCHRONIZE_CACHE, d.kind());

@@ -53,7 +53,18 @@ final class Cdbs {
     }
 
     static byte[] verify16(long lba, int blocks) {
-        return ByteBuffer.allocate(16).put(0, (byte) 0x8F).putLong(2, lba).putInt(10, blocks).array();
+        return verify16(lba, blocks, 0);
+    }
+
+    /** VERIFY (16) with BYTCHK {@code byteCheck} (byte 1, bits 2:1). */
+    static byte[] verify16(long lba, int blocks, int byteCheck) {
+        return ByteBuffer.allocate(16).put(0, (byte) 0x8F).put(1, (byte) (byteCheck << 1)).putLong(2, lba).putInt(10, blocks).array();
+    }
+
+    /** VERIFY (10) with BYTCHK {@code byteCheck}. */
+    static byte[] verify10(long lba, int blocks, int byteCheck) {
+        return ByteBuffer.allocate(10).put(0, (byte) 0x2F).put(1, (byte) (byteCheck << 1)).putInt(2, (int) lba)
+                .putShort(7, (short) blocks).array();
     }
 
     static byte[] synchronizeCache10(long lba, int blocks) {

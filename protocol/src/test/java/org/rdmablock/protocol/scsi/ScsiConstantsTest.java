@@ -53,7 +53,8 @@ class ScsiConstantsTest {
             pin(SenseKey.class, "ILLEGAL_REQUEST", 0x05, "ILLEGAL_REQUEST"),
             pin(SenseKey.class, "UNIT_ATTENTION", 0x06, "UNIT_ATTENTION"),
             pin(SenseKey.class, "DATA_PROTECT", 0x07, "DATA_PROTECT"),
-            pin(SenseKey.class, "ABORTED_COMMAND", 0x0b, "ABORTED_COMMAND"));
+            pin(SenseKey.class, "ABORTED_COMMAND", 0x0b, "ABORTED_COMMAND"),
+            pin(SenseKey.class, "MISCOMPARE", 0x0e, "MISCOMPARE"));
 
     // include/scsi/scsi_proto.h: "SCSI opcodes", "values for service action in", "values for maintenance in".
     private static final List<Pin> OPCODES = List.of(
@@ -119,6 +120,7 @@ class ScsiConstantsTest {
             new Condition(SenseCode.SPACE_ALLOCATION_FAILED_WRITE_PROTECT, 0x07, 0x2707, "\"Space allocation failed write protect\"; TCM_SPACE_ALLOCATION_FAILED"),
             new Condition(SenseCode.WRITE_ERROR, 0x03, 0x0C00, "\"Write error\"; SBC-3: a medium write failure is MEDIUM ERROR"),
             new Condition(SenseCode.UNRECOVERED_READ_ERROR, 0x03, 0x1100, "\"Unrecovered read error\"; SBC-3: MEDIUM ERROR"),
+            new Condition(SenseCode.MISCOMPARE_DURING_VERIFY_OPERATION, 0x0E, 0x1D00, "\"Miscompare during verify operation\"; TCM_MISCOMPARE_VERIFY"),
             new Condition(SenseCode.INTERNAL_TARGET_FAILURE, 0x04, 0x4400, "\"Internal target failure\"; SPC-4: HARDWARE ERROR"),
             new Condition(SenseCode.INVALID_FIELD_IN_COMMAND_INFORMATION_UNIT, 0x05, 0x0E03, "\"Invalid field in command information unit\"; SPC-4 annex D: ILLEGAL REQUEST"),
             new Condition(SenseCode.DATA_PHASE_ERROR, 0x0B, 0x4B00, "\"Data phase error\"; SPC-4: ABORTED COMMAND (a transport's data transfer failed)"),

@@ -53,10 +53,13 @@ public final class AdminMethods {
                       long readBytes, long writeBytes, long errors, long inFlight) {
     }
 
-    /** One session (I_T nexus): an initiator port's channels and its I/O so far. */
+    /**
+     * One session (I_T nexus): an initiator port's channels and its I/O so far; an NVMe host's session is keyed by its
+     * host identifier and named by its host NQN ({@code name}, "" for SRP).
+     */
     public record Session(String initiator, String address, int channels, int creditsPerChannel, long inFlight,
                           String since, long readCommands, long writeCommands, long readBytes, long writeBytes,
-                          long errors, long creditsExhausted, long answeredBusy) {
+                          long errors, long creditsExhausted, long answeredBusy, String name) {
     }
 
     /**
@@ -201,6 +204,6 @@ public final class AdminMethods {
         final IoSnapshot io = session.io.snapshot();
         return new Session(session.initiator.toString(), session.address(), session.channels(), credits, io.queueDepth(),
                 session.since.toString(), io.readCommands(), io.writeCommands(), io.readBytes(), io.writeBytes(), io.errors(),
-                session.creditsExhaustedCount(), session.busyCount());
+                session.creditsExhaustedCount(), session.busyCount(), session.name());
     }
 }

@@ -27,8 +27,11 @@ public class Channel {
     final int readDepth;
     /** This channel's own receive buffers, or the target's shared ones (SRQ). */
     final ReceiveBuffers receives;
-    /** The statistics of the channel's session (its initiator's channels), written by the intake stage. */
-    final SessionStats session;
+    /**
+     * The statistics of the channel's session (its initiator's channels), written by the intake stage; a protocol that
+     * names its initiator only after the connection (NVMe's Connect) moves the channel to its session then.
+     */
+    SessionStats session;
 
     /** Its front end's response encoders, by slot index: what a slot of this channel's commands answers with. */
     private ResponseEncoder[] encoders;
@@ -103,6 +106,16 @@ public class Channel {
 
     public SessionStats session() {
         return session;
+    }
+
+    /**
+     * Intake stage, before the channel's first tracked command: the channel counts in {@code joined} from now on;
+     * returns the session it counted in, which the caller leaves.
+     */
+    public SessionStats moveToSession(final SessionStats joined) {
+        final SessionStats left = session;
+        session = java.util.Objects.requireNonNull(joined);
+        return left;
     }
 
     /** Where receive buffer {@code index} lies in {@link #receiveSegment()}. */

@@ -22,6 +22,8 @@ public final class SessionStats {
     volatile int channels;
     /** Where its latest channel came from (the initiator's address and port). */
     private volatile String address = "";
+    /** The initiator's name where its protocol gives one (an NVMe host NQN), else "". */
+    private volatile String name = "";
 
     SessionStats(final InitiatorPortId initiator) {
         this.initiator = initiator;
@@ -30,6 +32,16 @@ public final class SessionStats {
     /** Login thread: the address a channel of this session came from. */
     public void cameFrom(final String remote) {
         address = remote;
+    }
+
+    /** The session's initiator is called {@code initiatorName} (an NVMe host's NQN). */
+    public void named(final String initiatorName) {
+        name = initiatorName;
+    }
+
+    /** The initiator's name, or "" where its protocol has none (SRP). */
+    public String name() {
+        return name;
     }
 
     /** Where the session's latest channel came from. */

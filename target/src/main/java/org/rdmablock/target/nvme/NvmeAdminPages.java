@@ -109,7 +109,8 @@ final class NvmeAdminPages {
                     .setAsyncEventsSupported(NvmeIdentifyController.OAES_NAMESPACE_ATTRIBUTES)
                     .setAttributes(NvmeIdentifyController.CTRATT_HOST_ID_128)
                     .setNamespaces(LunAddress.MAX_LUN + 1)
-                    .setOptionalCommands(NvmeIdentifyController.ONCS_DSM | NvmeIdentifyController.ONCS_WRITE_ZEROES)
+                    .setOptionalCommands(NvmeIdentifyController.ONCS_COMPARE | NvmeIdentifyController.ONCS_DSM
+                        | NvmeIdentifyController.ONCS_WRITE_ZEROES)
                     .setVolatileWriteCache(NvmeIdentifyController.VWC_PRESENT);
         }
     }

@@ -17,6 +17,7 @@ import org.rdmablock.protocol.nvme.NvmfPropertyCommand;
 import org.rdmablock.protocol.scsi.CdbWriter;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LunAddress;
+import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.NvmeConfig;
 import org.rdmablock.target.core.Channel;
 import org.rdmablock.target.core.CommandSlot;
@@ -27,6 +28,7 @@ import org.rdmablock.target.core.FrontEnd;
 import org.rdmablock.target.core.PipelineEvent;
 import org.rdmablock.target.core.SlotPool;
 import org.rdmablock.target.metrics.IoStats;
+import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,11 +42,12 @@ import java.util.List;
  * {@code protocol/nvme}'s flyweights ({@link NvmeCapsuleDecoder} first, so a bad capsule never reaches a read outside
  * what arrived) and acts on it. Fabrics Connect makes or joins a controller ({@link NvmeController}); Property Get / Set,
  * Identify, Get Log Page, Get / Set Features, Keep Alive, Abort and Asynchronous Event Request are answered here on the
- * admin queue; the I/O commands Read, Write, Flush, Write Zeroes and Dataset Management (deallocate) become the SBC
- * commands the core executes on the namespace's logical unit (READ / WRITE (16) with FUA, SYNCHRONIZE CACHE (16),
- * WRITE SAME (16) with NDOB, UNMAP), so that they share the SRP path's backends, in-place LUNs, blocking-call threads,
+ * admin queue; the I/O commands Read, Write, Compare, Flush, Write Zeroes and Dataset Management (deallocate) become
+ * the SBC commands the core executes on the namespace's logical unit (READ / WRITE (16) with FUA, VERIFY (16) with
+ * BYTCHK 01b, SYNCHRONIZE CACHE (16), WRITE SAME (16) with NDOB, UNMAP), so that they share the SRP path's backends, in-place LUNs, blocking-call threads,
  * timeouts and statistics. Every refusal is an NVMe status (Do Not Retry where the same command would fail again); a
- * capsule shorter than an entry breaks its queue, which is disconnected. On each tick it ends the controllers whose
+ * capsule shorter than an entry breaks its queue, which is disconnected, as is a queue whose host sends far more commands
+ * than its entries without waiting for their completions ({@link #OVERRUN_FACTOR}). On each tick it ends the controllers whose
  * keep-alive timer ran out or whose admin queue went, with their queues.
  *
  * <p>Thread: the intake stage's, but for {@link #hasWork} (the poller).
@@ -53,6 +56,12 @@ final class NvmeFrontEnd implements FrontEnd {
     private static final Logger LOG = LoggerFactory.getLogger(NvmeFrontEnd.class);
     /** Entries an admin queue may have (Linux's NVME_AQ_DEPTH; nvmet's NVMET_AQ_DEPTH). */
     static final int MAX_ADMIN_ENTRIES = 32;
+    /**
+     * A queue holding this many times its entries in commands is disconnected (SPDK's nvmf/rdma disconnects a qpair past
+     * its depth): its host sends without waiting for completions. Not once: a command is held until its response SEND
+     * completes here, which may be after the host has its completion and has used the entry again.
+     */
+    static final int OVERRUN_FACTOR = 2;
     /** I/O queues one controller may have. */
     static final int MAX_IO_QUEUES = 64;
 
@@ -148,6 +157,13 @@ final class NvmeFrontEnd implements FrontEnd {
             queue.endWithoutLogout();
             return true;
         }
+        if (queue.outstandingCommands() >= OVERRUN_FACTOR * queue.entries) {
+            LOG.warn("{} holds {} commands, more than its {} entries allow: its host does not wait for completions; "
+                    + "disconnecting it", queue, queue.outstandingCommands(), queue.entries);
+            queue.repostReceive(receiveIndex);
+            queue.endWithoutLogout();
+            return true;
+        }
         final NvmeSubmission entry = decoder.entry();
         final int commandId = entry.commandId();
         final int opcode = entry.opcode();
@@ -191,18 +207,21 @@ final class NvmeFrontEnd implements FrontEnd {
         int kind = IoStats.OTHER;
         int ranges = 0;
         switch (opcode) {
-            case NvmeOpcode.READ, NvmeOpcode.WRITE -> {
-                final boolean write = opcode == NvmeOpcode.WRITE;
+            case NvmeOpcode.READ, NvmeOpcode.WRITE, NvmeOpcode.COMPARE -> {
+                final boolean read = opcode == NvmeOpcode.READ;
                 final long bytes = (long) entry.blocks() * unit.config().blockSize();
                 if (bytes != dataLength) {
                     return answer(queue, receiveIndex, commandId, NvmeStatus.SGL_INVALID_DATA | NvmeStatus.DO_NOT_RETRY, 0);
                 }
                 final boolean fua = (entry.control() & NvmeSubmission.CONTROL_FUA) != 0;
-                cdbLength = write ? CdbWriter.write16(cdb, entry.startingLba(), entry.blocks(), fua)
-                        : CdbWriter.read16(cdb, entry.startingLba(), entry.blocks(), fua);
-                dataOut = write ? bytes : 0;
-                dataIn = write ? 0 : bytes;
-                kind = write ? IoStats.WRITE : IoStats.READ;
+                cdbLength = switch (opcode) {
+                    case NvmeOpcode.WRITE -> CdbWriter.write16(cdb, entry.startingLba(), entry.blocks(), fua);
+                    case NvmeOpcode.COMPARE -> CdbWriter.compare16(cdb, entry.startingLba(), entry.blocks());
+                    default -> CdbWriter.read16(cdb, entry.startingLba(), entry.blocks(), fua);
+                };
+                dataOut = read ? 0 : bytes;
+                dataIn = read ? bytes : 0;
+                kind = opcode == NvmeOpcode.WRITE ? IoStats.WRITE : read ? IoStats.READ : IoStats.OTHER;
             }
             case NvmeOpcode.FLUSH -> cdbLength = CdbWriter.synchronizeCache16(cdb);
             case NvmeOpcode.WRITE_ZEROES -> cdbLength = CdbWriter.writeZeroes16(cdb, entry.startingLba(), entry.blocks(),
@@ -261,7 +280,7 @@ final class NvmeFrontEnd implements FrontEnd {
     }
 
     private static boolean isIo(final int opcode) {
-        return opcode == NvmeOpcode.READ || opcode == NvmeOpcode.WRITE || opcode == NvmeOpcode.FLUSH
+        return opcode == NvmeOpcode.READ || opcode == NvmeOpcode.WRITE || opcode == NvmeOpcode.COMPARE || opcode == NvmeOpcode.FLUSH
                 || opcode == NvmeOpcode.WRITE_ZEROES || opcode == NvmeOpcode.DATASET_MANAGEMENT;
     }
 
@@ -476,6 +495,7 @@ final class NvmeFrontEnd implements FrontEnd {
             queue.loggingOut(true); // NVMe/RDMA has no logout: a host ends a queue by disconnecting it (a host that is
                                     // gone shows as its controller's keep-alive running out)
             statistics.loginAccepted();
+            joinHostSession(queue, hostNqn);
             LOG.info("{}: {} entries, keep-alive {} ms", queue, queueSize, keepAliveMillis);
             return id;
         }
@@ -496,8 +516,20 @@ final class NvmeFrontEnd implements FrontEnd {
         queue.controller = controller;
         queue.loggingOut(true); // as the admin queue's: a disconnect is how a host ends it
         controller.ioQueues.add(queue);
+        joinHostSession(queue, hostNqn);
         LOG.debug("{}: {} entries", queue, queueSize);
         return 0;
+    }
+
+    /**
+     * The queue counts in its host's session from now on, keyed by the Connect data's host identifier as SRP's sessions
+     * are by initiator port id, and named by its host NQN; until its Connect it counted among all NVMe hosts.
+     */
+    private void joinHostSession(final NvmeQueue queue, final String hostNqn) {
+        final SessionStats joined = statistics.channelJoined(InitiatorPortId.read(connectData.hostId(), 0));
+        joined.named(hostNqn);
+        joined.cameFrom(queue.session().address());
+        statistics.channelLeft(queue.moveToSession(joined));
     }
 
     private static long refused(final int status, final long result) {

@@ -76,6 +76,7 @@ final class NvmeResponses implements ResponseEncoder {
                     NvmeStatus.NAMESPACE_WRITE_PROTECTED | NvmeStatus.DO_NOT_RETRY;
             case WRITE_ERROR -> NvmeStatus.WRITE_FAULT | NvmeStatus.DO_NOT_RETRY;
             case UNRECOVERED_READ_ERROR -> NvmeStatus.READ_ERROR | NvmeStatus.DO_NOT_RETRY;
+            case MISCOMPARE_DURING_VERIFY_OPERATION -> NvmeStatus.COMPARE_FAILED | NvmeStatus.DO_NOT_RETRY;
             case LOGICAL_UNIT_NOT_SUPPORTED -> NvmeStatus.INVALID_NAMESPACE | NvmeStatus.DO_NOT_RETRY;
             case INVALID_COMMAND_OPERATION_CODE -> NvmeStatus.INVALID_OPCODE | NvmeStatus.DO_NOT_RETRY;
             case INVALID_FIELD_IN_CDB, INVALID_FIELD_IN_PARAMETER_LIST, PARAMETER_LIST_LENGTH_ERROR,

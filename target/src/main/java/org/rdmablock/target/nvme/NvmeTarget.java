@@ -178,8 +178,11 @@ public final class NvmeTarget implements AutoCloseable {
             return null;
         }
         final int inCapsule = admin ? 0 : NvmeAdminPages.IN_CAPSULE_BYTES;
+        // completing on transmit: the host learns of the data from the response SEND behind it, and the soft
+        // provider's confirmation READs are what Linux siw cannot take (docs/benchmarks/siw-interop.md)
         final QueuePair qp = request.createQueuePair(d.pd(), new QueuePairInitAttributes(QueuePairType.RC, d.cq(), d.cq(), null,
-                new QueuePairCapabilities(entries * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1, entries, 1, 1, 0), false));
+                new QueuePairCapabilities(entries * (CommandSlot.TRANSFERS_PER_ROUND + 1) + 1, entries, 1, 1, 0), false)
+                .withCompletionOnTransmit());
         final SessionStats session = statistics.channelJoined(NVME_HOSTS);
         session.cameFrom(String.valueOf(request.remoteAddress()));
         final NvmeQueue queue;

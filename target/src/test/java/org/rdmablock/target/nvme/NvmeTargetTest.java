@@ -61,6 +61,7 @@ class NvmeTargetTest {
     private static final int DNR = NvmeStatus.DO_NOT_RETRY;
 
     private NvmeTarget target;
+    private TargetStatistics statistics;
     private LogicalUnitTable units;
     private final List<TestNvmeHost> hosts = new ArrayList<>();
 
@@ -79,7 +80,8 @@ class NvmeTargetTest {
                 new NvmeConfig.Subsystem(NQN, "SN-TEST-1", "rdmablock test", List.of(), Set.of()),
                 new NvmeConfig.Subsystem(OTHER_NQN, "SN-TEST-2", "rdmablock test", List.of(1), Set.of()),
                 new NvmeConfig.Subsystem(LOCKED_NQN, "SN-TEST-3", "rdmablock test", List.of(), Set.of("nqn.2026-12.example:someone-else"))));
-        target = NvmeTarget.start(config, nvme, units, new TargetStatistics());
+        statistics = new TargetStatistics();
+        target = NvmeTarget.start(config, nvme, units, statistics);
     }
 
     @AfterEach
@@ -147,6 +149,8 @@ class NvmeTargetTest {
         assertEquals(0x66, id.submissionEntrySizes());
         assertEquals(0x44, id.completionEntrySizes());
         assertTrue(id.maxCommands() > 0, "MAXCMD (nvme core refuses 0)");
+        assertEquals(NvmeIdentifyController.ONCS_COMPARE, id.optionalCommands() & NvmeIdentifyController.ONCS_COMPARE,
+                "ONCS: Compare");
 
         final TestNvmeHost.Completion queues = admin.admin(NvmeOpcode.SET_FEATURES, 0, NvmeFeature.NUMBER_OF_QUEUES, 3 << 16 | 3, 0, 0);
         assertEquals(OK, queues.status());
@@ -171,7 +175,7 @@ class NvmeTargetTest {
     }
 
     @Test
-    void anIoQueueReadsWritesFlushesZeroesAndDeallocates() {
+    void anIoQueueReadsWritesComparesFlushesZeroesAndDeallocates() {
         final TestNvmeHost admin = enabledAdmin(NQN);
         final TestNvmeHost.Completion again = admin.connect(NQN, NvmfConnectData.CNTLID_DYNAMIC, 0);
         assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR | DNR, again.status(), "a second Connect on a connected queue");
@@ -183,6 +187,11 @@ class NvmeTargetTest {
         final TestNvmeHost io = queue(1, CREDITS);
         final TestNvmeHost.Completion ioConnected = io.connect(NQN, cntlid, 0);
         assertEquals(OK, ioConnected.status(), "I/O queue Connect, data in the capsule");
+        final org.rdmablock.target.metrics.SessionStats session = statistics.sessions().stream()
+                .filter(x -> x.initiator.toString().equals(TestNvmeHost.HOST_ID)).findFirst().orElseThrow(
+                        () -> new AssertionError("no session keyed by the host ID: " + statistics.sessions()));
+        assertEquals(TestNvmeHost.HOST_NQN, session.name(), "the session is named by the host NQN");
+        assertEquals(2, session.channels(), "the admin queue and I/O queue 1 (the refused ones left it)");
         assertEquals(1, ioConnected.sqHead(), "the head past the Connect's entry");
         final TestNvmeHost twin = queue(1, CREDITS);
         assertEquals(NvmeStatus.COMMAND_SEQUENCE_ERROR | DNR, twin.connect(NQN, cntlid, 0).status(), "queue 1 is connected already");
@@ -225,7 +234,17 @@ class NvmeTargetTest {
                 "deallocate on a LUN that cannot: advisory, answered as done");
         assertArrayEquals(java.util.Arrays.copyOf(big, 4096), read(io, 2, 10, 1, 4096), "its blocks keep their data");
 
+        MemorySegment.copy(big, 0, io.buffer(), ValueLayout.JAVA_BYTE, 0, big.length);
+        assertEquals(OK, io.io(NvmeOpcode.COMPARE, 2, 10, 64, 0, big.length, false).status(), "Compare, keyed SGL, equal");
+        assertEquals(OK, io.io(NvmeOpcode.COMPARE, 2, 10, 1, 0, 4096, true).status(), "Compare, in-capsule data, equal");
+        io.buffer().set(ValueLayout.JAVA_BYTE, 63 * 4096 + 9, (byte) ~big[63 * 4096 + 9]);
+        assertEquals(NvmeStatus.COMPARE_FAILED | DNR, io.io(NvmeOpcode.COMPARE, 2, 10, 64, 0, big.length, false).status(),
+                "one byte of the last block differs");
+        assertArrayEquals(java.util.Arrays.copyOfRange(big, 63 * 4096, 64 * 4096), read(io, 2, 73, 1, 4096),
+                "a Compare writes nothing");
+
         final long blocks = LUN_BYTES / 512;
+        assertEquals(NvmeStatus.LBA_RANGE | DNR, io.io(NvmeOpcode.COMPARE, 1, blocks - 4, 8, 0, 4096, false).status());
         assertEquals(NvmeStatus.LBA_RANGE | DNR, io.io(NvmeOpcode.READ, 1, blocks - 4, 8, 0, 4096, false).status());
         assertEquals(NvmeStatus.INVALID_NAMESPACE | DNR, io.io(NvmeOpcode.READ, 7, 0, 8, 0, 4096, false).status());
         assertEquals(NvmeStatus.SGL_INVALID_DATA | DNR, io.io(NvmeOpcode.READ, 1, 0, 8, 0, 2048, false).status(),
@@ -236,6 +255,38 @@ class NvmeTargetTest {
         assertEquals(NvmeStatus.INVALID_FIELD | DNR, io.call(NvmeSubmission.LENGTH).status());
         final TestNvmeHost.Completion readInCapsule = io.call(io.inCapsule(io.entry(0, NvmeOpcode.READ).setNsid(1).setBlocks(1), 0, 512));
         assertEquals(NvmeStatus.INVALID_FIELD | DNR, readInCapsule.status(), "in-capsule data on a Read");
+    }
+
+    /**
+     * A host that keeps sending without waiting for its completions (an I/O queue of 4 entries holding 8 commands the
+     * backend has not finished) has its queue disconnected at the next capsule; its controller's admin queue goes on.
+     */
+    @Test
+    void aQueueWhoseHostSendsFarMoreThanItsEntriesIsDisconnected() {
+        final List<Runnable> held = new java.util.concurrent.CopyOnWriteArrayList<>(); // backend completions held back
+        units.add(new LogicalUnit(2, LogicalUnitConfig.builder().serialNumber("lun2").blockSize(512)
+                .maxTransferBytes(1 << 20).build(), new InMemoryBackend(LUN_BYTES, held::add)));
+        final TestNvmeHost admin = enabledAdmin(NQN);
+        assertEquals(OK, admin.admin(NvmeOpcode.SET_FEATURES, 0, NvmeFeature.NUMBER_OF_QUEUES, 0, 0, 0).status());
+        final int entries = 4;
+        final TestNvmeHost io = queue(1, entries);
+        assertEquals(OK, io.connect(NQN, controllerIdOf(admin), 0).status());
+        try {
+            for (int i = 0; i < NvmeFrontEnd.OVERRUN_FACTOR * entries; i++) {
+                io.keyed(io.entry(0, NvmeOpcode.READ).setNsid(3).setStartingLba(i).setBlocks(1), i * 512L, 512);
+                io.send(0, NvmeSubmission.LENGTH);
+                final int taken = i + 1;
+                waitUpTo(TestNvmeHost.TIMEOUT, "read " + taken + " at the backend").until(() -> held.size() == taken);
+            }
+            io.keyed(io.entry(0, NvmeOpcode.READ).setNsid(3).setStartingLba(99).setBlocks(1), 0, 512);
+            io.send(0, NvmeSubmission.LENGTH);
+            final IllegalStateException flushed = assertThrows(IllegalStateException.class, io::await,
+                    "the queue is disconnected: the host's receives are flushed, no completion comes");
+            assertTrue(flushed.getMessage().startsWith("completion failed"), flushed.getMessage());
+        } finally {
+            held.forEach(Runnable::run);
+        }
+        assertEquals(OK, admin.admin(NvmeOpcode.KEEP_ALIVE, 0, 0, 0, 0, 0).status(), "the admin queue still answers");
     }
 
     private static int flush(final TestNvmeHost io, final long nsid) {

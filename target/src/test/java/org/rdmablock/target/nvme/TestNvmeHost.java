@@ -49,6 +49,8 @@ final class TestNvmeHost implements AutoCloseable {
     static final String ADDRESS = System.getProperty("rdmablock.target.address", "127.0.0.1");
     static final Duration TIMEOUT = Duration.ofSeconds(Long.getLong("rdmablock.test.timeoutSeconds", 10));
     static final String HOST_NQN = "nqn.2014-08.org.nvmexpress:uuid:00000000-0000-0000-0000-00000000beef";
+    /** The host identifier every Connect carries (its UUID, as nvme-cli's hostid). */
+    static final String HOST_ID = "000000000000000100000000cafebeef";
     /** A capsule: the entry and up to 4 KiB of in-capsule data. */
     static final int CAPSULE = NvmeSubmission.LENGTH + 4096;
     private static final int RESPONSE = 64;
@@ -218,7 +220,7 @@ final class TestNvmeHost implements AutoCloseable {
 
     /** Writes Connect data for {@code subsystem} and controller {@code controllerId} at {@code offset} of the buffer. */
     void connectData(final long offset, final String subsystem, final String hostNqn, final int controllerId) {
-        new NvmfConnectData().wrap(data.segment(), offset).reset().setHostId(new byte[16]).setControllerId(controllerId)
+        new NvmfConnectData().wrap(data.segment(), offset).reset().setHostId(java.util.HexFormat.of().parseHex(HOST_ID)).setControllerId(controllerId)
                 .setSubsystemNqn(subsystem).setHostNqn(hostNqn);
     }
 

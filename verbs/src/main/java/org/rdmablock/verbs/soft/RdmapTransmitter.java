@@ -44,6 +44,11 @@ final class RdmapTransmitter {
     private final SoftConnectedQueuePair qp;
     private final SendQueue sq;
     private final QueuePairType type;
+    /**
+     * Whether SENDs and WRITEs complete once the peer confirms them (RC by default: a later READ response, or a
+     * zero-length READ of our own); else once TCP has their bytes (UC, and an RC QP made to complete on transmit).
+     */
+    private final boolean confirms;
     /** Staging and writing of FPDUs; set by {@link #connect}. */
     FpduWriter writer;
 
@@ -72,14 +77,15 @@ final class RdmapTransmitter {
     boolean unconfirmedSignaled;
     /** Highest {@code cover} of any ORQ entry issued. */
     long coveredEnd;
-    /** UC: WQEs built whose bytes are not yet all written. */
+    /** Without confirmation: WQEs built whose bytes are not yet all written. */
     private long builtEnd;
     private long writtenEnd;
 
-    RdmapTransmitter(final SoftConnectedQueuePair qp) {
+    RdmapTransmitter(final SoftConnectedQueuePair qp, final boolean completesOnTransmit) {
         this.qp = qp;
         this.sq = qp.sq;
         this.type = qp.type;
+        this.confirms = type == QueuePairType.RC && !completesOnTransmit;
         this.gather = new SendGather(qp.localAccess, qp.caps.maxSendSge());
         for (int q = 0; q < RdmapOpcode.QUEUE_COUNT; q++) {
             txMsn[q] = 1;
@@ -171,12 +177,15 @@ final class RdmapTransmitter {
         }
     }
 
-    /** UC: work requests whose bytes all went to TCP complete now. */
+    /**
+     * Without confirmation: work requests whose bytes all went to TCP complete now; a READ or atomic completes on its
+     * response, and the ones after it wait for it to retire (completions keep posting order).
+     */
     private void completeWritten() {
         if (writer.isEmpty() && writtenEnd < builtEnd) {
             for (long seq = writtenEnd; seq < builtEnd; seq++) {
                 final SendWqe wqe = sq.at(seq);
-                if (wqe.state != SendWqe.DONE) {
+                if (wqe.state != SendWqe.DONE && !wqe.opcode.needsResponse()) {
                     qp.finish(wqe, 0);
                 }
             }
@@ -402,7 +411,7 @@ final class RdmapTransmitter {
     private void messageBuilt(final SendWqe wqe) {
         wqeStarted = false;
         txSeq++;
-        if (type == QueuePairType.UC) {
+        if (!confirms) {
             builtEnd = txSeq;
         } else {
             unconfirmedEnd = txSeq;
@@ -456,7 +465,7 @@ final class RdmapTransmitter {
      * {@link RequesterCompletion} for why RC completions wait for the peer).
      */
     private int buildConfirmationIfNeeded() {
-        if (type != QueuePairType.RC || unconfirmedEnd <= coveredEnd || qp.orq.isFull()) {
+        if (!confirms || unconfirmedEnd <= coveredEnd || qp.orq.isFull()) {
             return NOTHING;
         }
         final boolean queueFilling = sq.tail() - sq.head() > sq.capacity() / 2;

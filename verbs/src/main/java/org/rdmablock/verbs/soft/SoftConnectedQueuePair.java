@@ -79,7 +79,7 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     SoftConnectedQueuePair(final SoftProtectionDomain pd, final QueuePairInitAttributes attributes) {
         super(pd, attributes);
-        transmitter = new RdmapTransmitter(this);
+        transmitter = new RdmapTransmitter(this, attributes.completesOnTransmit());
         receiver = new RdmapReceiver(this);
         inbound = new InboundStream(this);
         completion = new RequesterCompletion(this);

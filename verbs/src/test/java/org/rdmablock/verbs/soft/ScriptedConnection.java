@@ -47,13 +47,20 @@ final class ScriptedConnection implements AutoCloseable {
     /** As above, on {@code provider}'s device (closed with this connection). */
     ScriptedConnection(final SoftProvider provider, final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect,
                        final int peerDepth, final boolean withChannel) throws Exception {
+        this(provider, parameters, beforeConnect, peerDepth, withChannel, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As above, the QP made with {@code attributes} applied to an RC QP's defaults. */
+    ScriptedConnection(final SoftProvider provider, final ConnectionParameters parameters, final Consumer<QueuePair> beforeConnect,
+                       final int peerDepth, final boolean withChannel,
+                       final java.util.function.UnaryOperator<QueuePairInitAttributes> attributes) throws Exception {
         this.provider = provider;
         final DeviceContext context = provider.devices().getFirst().open();
         pd = context.allocateProtectionDomain();
         channel = withChannel ? context.createCompletionChannel() : null;
         cq = context.createCompletionQueue(64, channel);
         id = provider.connectionManager().resolve(peer.address(), TIMEOUT);
-        qp = id.createQueuePair(pd, QueuePairInitAttributes.of(QueuePairType.RC, cq));
+        qp = id.createQueuePair(pd, attributes.apply(QueuePairInitAttributes.of(QueuePairType.RC, cq)));
         beforeConnect.accept(qp);
         final CompletableFuture<Void> connected = CompletableFuture.runAsync(() -> id.connect(parameters, TIMEOUT));
         peer.accept(peerDepth, peerDepth);
