@@ -1,6 +1,7 @@
 #!/bin/bash
-# An experiment, not in check.sh: Linux's nvme-rdma over siw (the kernel's soft iWARP) against our target on the soft
-# provider: a kernel storage host on our software RDMA. The daemon runs in ns1 (192.0.3.2, the soft provider over
+# The last plan of check.sh's first boot (all.sh): Linux's nvme-rdma over siw (the kernel's soft iWARP) against our
+# target on the soft provider: a kernel storage host on our software RDMA; fio verifies 4 KiB random and 1 MiB
+# sequential writes read back. The daemon runs in ns1 (192.0.3.2, the soft provider over
 # TCP); the kernel host in the root namespace reaches it through a second siw device on iw0 (nvme-rdma's rdma_cm ids
 # live in init_net). Run: deploy/qemu/run.sh --siw --timeout 900 deploy/qemu/plans/nvme-siw.sh. With SIW_TARGET=nvmet
 # (deploy/qemu/plans/nvmet-siw.sh) the control instead: Linux's own nvmet-rdma over the same siw device, on the root
