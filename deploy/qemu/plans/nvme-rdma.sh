@@ -66,9 +66,10 @@ nvme_connect() {
   nvme_wait_namespaces
 }
 
-# starts the daemon; waits for its $1-th ready line (default: the first)
+# starts the daemon (with the Java options in $NVME_JAVA_OPTS, for an A/B boot); waits for its $1-th ready line
+# (default: the first)
 nvme_start_target() {
-  daemon_start $NVME_DIR $NVME_LOG "${1:-1}"
+  daemon_start $NVME_DIR $NVME_LOG "${1:-1}" "${NVME_JAVA_OPTS:-}"
 }
 
 nvme_up() (
