@@ -11,11 +11,10 @@ import java.util.Objects;
  * @param srq           shared receive queue, or null for a private receive queue
  * @param capabilities  queue sizes
  * @param signalAll     every send work request completes as if {@link SendFlags#SIGNALED} were set
- * @param completesOnTransmit an RC SEND or RDMA WRITE completes once the transport has its bytes, as an iWARP
- *                      device's does, rather than once the peer has them (the soft provider's default, which it proves
- *                      with a zero-length RDMA READ: Linux siw answers one from a stale SGE, docs/benchmarks/siw-interop.md).
- *                      For a protocol whose peer learns of the data from a later message on the same connection (NVMe/RDMA's
- *                      response SEND after its data WRITEs). The soft provider only: a device keeps its own semantics.
+ * @param completesOnTransmit an RC SEND or RDMA WRITE completes once the transport has its bytes, as on an iWARP
+ *                      device, not once the peer has them: no zero-length confirmation READ, which Linux siw mishandles
+ *                      (docs/benchmarks/siw-interop.md); for a protocol that tells its peer by a later message anyway.
+ *                      The soft provider's choice only: a device keeps its own semantics.
  */
 public record QueuePairInitAttributes(QueuePairType type, CompletionQueue sendCq, CompletionQueue receiveCq,
                                       SharedReceiveQueue srq, QueuePairCapabilities capabilities, boolean signalAll,

@@ -5,8 +5,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Writes the CDBs (and the UNMAP parameter list) a transport that speaks other than SCSI translates its block commands
  * into, so that they execute on a {@link LogicalUnit} as any SCSI command does (the NVMe front end's Read, Write,
- * Compare, Flush, Write Zeroes and Dataset Management): the 16-byte forms of SBC-4, big-endian, each field at its named offset.
- * Allocates nothing.
+ * Compare, Flush, Write Zeroes and Dataset Management): the 16-byte forms of SBC-4, big-endian, each field at its
+ * named offset. Allocates nothing.
  */
 public final class CdbWriter {
     /** Bytes of every CDB written here. */

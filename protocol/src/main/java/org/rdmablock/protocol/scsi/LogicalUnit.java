@@ -18,10 +18,10 @@ import static org.rdmablock.protocol.scsi.BigEndian.put8;
  *
  * <p>Commands: TEST UNIT READY, REQUEST SENSE, INQUIRY (standard; VPD 0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2),
  * MODE SENSE/SELECT (6)/(10) (caching, control, all pages), START STOP UNIT, PREVENT ALLOW MEDIUM
- * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) of the medium
- * or with a byte check against the data-out (BYTCHK 01b and 11b), SYNCHRONIZE CACHE (10)/(16), WRITE SAME (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS
- * and REPORT SUPPORTED OPERATION CODES. Anything else is CHECK CONDITION, ILLEGAL REQUEST, INVALID COMMAND
- * OPERATION CODE.
+ * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) of the
+ * medium or with a byte check against the data-out (BYTCHK 01b and 11b), SYNCHRONIZE CACHE (10)/(16), WRITE SAME
+ * (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS and REPORT SUPPORTED OPERATION CODES. Anything else is CHECK
+ * CONDITION, ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE.
  *
  * <p>Durability: with the write cache enabled, writes complete when the backend has them and SYNCHRONIZE
  * CACHE flushes; FUA writes, and every write while the cache is disabled, ask the backend for
@@ -316,7 +316,8 @@ public final class LogicalUnit {
             return;
         }
         long blocks = d.transferLength();
-        long needed = blocks == 0 ? 0 : byteCheck == CdbDecoder.BYTCHK_ONE_BLOCK ? config.blockSize() : blocks << blockShift;
+        long needed = blocks == 0 ? 0
+                : byteCheck == CdbDecoder.BYTCHK_ONE_BLOCK ? config.blockSize() : blocks << blockShift;
         if (!cmd.accountDataOut(needed)) {
             invalidField(cmd, transferLengthField(d.opcode()), -1);
             return;

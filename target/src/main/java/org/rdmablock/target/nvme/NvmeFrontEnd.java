@@ -44,11 +44,11 @@ import java.util.List;
  * Identify, Get Log Page, Get / Set Features, Keep Alive, Abort and Asynchronous Event Request are answered here on the
  * admin queue; the I/O commands Read, Write, Compare, Flush, Write Zeroes and Dataset Management (deallocate) become
  * the SBC commands the core executes on the namespace's logical unit (READ / WRITE (16) with FUA, VERIFY (16) with
- * BYTCHK 01b, SYNCHRONIZE CACHE (16), WRITE SAME (16) with NDOB, UNMAP), so that they share the SRP path's backends, in-place LUNs, blocking-call threads,
- * timeouts and statistics. Every refusal is an NVMe status (Do Not Retry where the same command would fail again); a
- * capsule shorter than an entry breaks its queue, which is disconnected, as is a queue whose host sends far more commands
- * than its entries without waiting for their completions ({@link #OVERRUN_FACTOR}). On each tick it ends the controllers whose
- * keep-alive timer ran out or whose admin queue went, with their queues.
+ * BYTCHK 01b, SYNCHRONIZE CACHE (16), WRITE SAME (16) with NDOB, UNMAP), so that they share the SRP path's backends,
+ * in-place LUNs, blocking-call threads, timeouts and statistics. Every refusal is an NVMe status (Do Not Retry where the
+ * same command would fail again); a capsule shorter than an entry breaks its queue, which is disconnected, as is a queue
+ * whose host sends far more commands than its entries without waiting for their completions ({@link #OVERRUN_FACTOR}).
+ * On each tick it ends the controllers whose keep-alive timer ran out or whose admin queue went, with their queues.
  *
  * <p>Thread: the intake stage's, but for {@link #hasWork} (the poller).
  */
@@ -280,8 +280,8 @@ final class NvmeFrontEnd implements FrontEnd {
     }
 
     private static boolean isIo(final int opcode) {
-        return opcode == NvmeOpcode.READ || opcode == NvmeOpcode.WRITE || opcode == NvmeOpcode.COMPARE || opcode == NvmeOpcode.FLUSH
-                || opcode == NvmeOpcode.WRITE_ZEROES || opcode == NvmeOpcode.DATASET_MANAGEMENT;
+        return opcode == NvmeOpcode.READ || opcode == NvmeOpcode.WRITE || opcode == NvmeOpcode.COMPARE
+                || opcode == NvmeOpcode.FLUSH || opcode == NvmeOpcode.WRITE_ZEROES || opcode == NvmeOpcode.DATASET_MANAGEMENT;
     }
 
     /**
