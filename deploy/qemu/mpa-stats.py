@@ -43,7 +43,7 @@ def tcp_segments(path):
                    payload=tcp[doff:])
 
 class Stream:
-    def __init__(self): self.isn = None; self.next = None; self.buf = bytearray(); self.pending = {}; self.frames = []  # (stream_off, pktno, t)
+    def __init__(self): self.isn = None; self.next = None; self.buf = bytearray(); self.pending = {}
     def add(self, s):
         if s['flags'] & 2:  # SYN
             self.isn = s['seq']; self.next = (s['seq'] + 1) & 0xffffffff; return
@@ -57,7 +57,6 @@ class Stream:
             p = p[back:]; rel = 0
         if rel > 0:
             self.pending[(s['seq']) & 0xffffffff] = (p, s); return
-        self.frames.append((len(self.buf), s['n'], s['t'], len(p)))
         self.buf += p; self.next = (self.next + len(p)) & 0xffffffff
         while self.pending:
             hit = None
@@ -69,15 +68,9 @@ class Stream:
             back = (self.next - hit) & 0xffffffff
             if back < len(pp):
                 pp = pp[back:]
-                self.frames.append((len(self.buf), ss['n'], ss['t'], len(pp)))
                 self.buf += pp; self.next = (self.next + len(pp)) & 0xffffffff
 
 OPS = {0: 'WRITE', 1: 'RREQ', 2: 'RRESP', 3: 'SEND', 4: 'SEND_INV', 5: 'SEND_SE', 6: 'SEND_SE_INV', 7: 'TERM'}
-
-def pkt_at(stream, off):
-    import bisect
-    i = bisect.bisect_right([f[0] for f in stream.frames], off) - 1
-    return stream.frames[i][1], stream.frames[i][2]
 
 def parse_mpa(buf):
     """Returns (req/rep dict, list of fpdus)."""
@@ -113,30 +106,16 @@ def parse_mpa(buf):
             f['sink_stag'], f['sink_to'], f['size'], f['src_stag'], f['src_to'] = struct.unpack('>IQIIQ', pl[:28])
         if f['op'] == 7:
             f['term'] = pl.hex()
-        f['head'] = bytes(pl[:64])
         out.append(f); off += total
     return hs, out, off
 
-def load(path, port=4420):
+def load(path):
     streams = collections.OrderedDict()
     for s in tcp_segments(path):
         k = (s['src'], s['sp'], s['dst'], s['dp'])
         st = streams.setdefault(k, Stream())
         st.add(s)
     return streams
-
-def fmt(f):
-    if f.get('trunc'): return 'TRUNCATED ulen=%d' % f['ulen']
-    s = '%-8s L=%d ' % (f['opn'], f['L'])
-    if f['T']:
-        s += 'stag=%08x to=%016x len=%d' % (f['stag'], f['to'], f['plen'])
-    else:
-        s += 'qn=%d msn=%d mo=%d inv=%08x len=%d' % (f['qn'], f['msn'], f['mo'], f['inv'], f['plen'])
-    if 'size' in f:
-        s += ' sink=%08x/%016x size=%d src=%08x/%016x' % (f['sink_stag'], f['sink_to'], f['size'], f['src_stag'], f['src_to'])
-    if 'term' in f: s += ' term=' + f['term']
-    if f.get('dv') != 1 or f.get('rv') != 1: s += ' DV/RV=%d/%d' % (f['dv'], f['rv'])
-    return s
 
 
 def stats(path, port):

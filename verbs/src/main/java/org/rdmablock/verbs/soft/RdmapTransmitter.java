@@ -43,7 +43,6 @@ final class RdmapTransmitter {
 
     private final SoftConnectedQueuePair qp;
     private final SendQueue sq;
-    private final QueuePairType type;
     /**
      * Whether SENDs and WRITEs complete once the peer confirms them (RC by default: a later READ response, or a
      * zero-length READ of our own); else once TCP has their bytes (UC, and an RC QP made to complete on transmit).
@@ -84,8 +83,7 @@ final class RdmapTransmitter {
     RdmapTransmitter(final SoftConnectedQueuePair qp, final boolean completesOnTransmit) {
         this.qp = qp;
         this.sq = qp.sq;
-        this.type = qp.type;
-        this.confirms = type == QueuePairType.RC && !completesOnTransmit;
+        this.confirms = qp.type == QueuePairType.RC && !completesOnTransmit;
         this.gather = new SendGather(qp.localAccess, qp.caps.maxSendSge());
         for (int q = 0; q < RdmapOpcode.QUEUE_COUNT; q++) {
             txMsn[q] = 1;

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairInitAttributes;
@@ -45,7 +44,7 @@ class CompletionOnTransmitTest {
             c.qp.postSend(send);
             c.peer.await(RdmapOpcode.SEND, TIMEOUT);
             final WorkCompletions wc = new WorkCompletions(4);
-            assertEquals(1, await(c, wc), "the SEND completes, the peer having answered nothing");
+            assertEquals(1, c.awaitCompletion(wc), "the SEND completes, the peer having answered nothing");
             assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
             assertEquals(1, wc.wrId(0));
             final WirePeer.Received after = c.peer.next(QUIET);
@@ -71,14 +70,10 @@ class CompletionOnTransmitTest {
 
             c.peer.sendReadResponse(request.sinkStag(), request.sinkOffset(), new byte[8]);
             for (long expected = 1; expected <= 2; expected++) {
-                assertEquals(1, await(c, wc), "completion " + expected);
+                assertEquals(1, c.awaitCompletion(wc), "completion " + expected);
                 assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
                 assertEquals(expected, wc.wrId(0), "in posting order");
             }
         }
-    }
-
-    private static int await(final ScriptedConnection c, final WorkCompletions wc) {
-        return Await.atMost("a completion", TIMEOUT).until(() -> c.cq.poll(wc, 1), n -> n > 0);
     }
 }

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.SendFlags;
@@ -53,14 +52,10 @@ class ConfirmationReadDepthTest {
             c.peer.sendReadResponse(next.sinkStag(), next.sinkOffset(), new byte[0]);
             final WorkCompletions wc = new WorkCompletions(4);
             for (long expected = 1; expected <= 2; expected++) {
-                assertEquals(1, await(c, wc), "completion of SEND " + expected);
+                assertEquals(1, c.awaitCompletion(wc), "completion of SEND " + expected);
                 assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
                 assertEquals(expected, wc.wrId(0));
             }
         }
-    }
-
-    private static int await(final ScriptedConnection c, final WorkCompletions wc) {
-        return Await.atMost("a completion", TIMEOUT).until(() -> c.cq.poll(wc, 1), n -> n > 0);
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.rdmablock.verbs.AccessFlags;
+import org.rdmablock.verbs.Await;
 import org.rdmablock.verbs.CompletionChannel;
 import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionId;
@@ -17,6 +18,7 @@ import org.rdmablock.verbs.ProtectionDomain;
 import org.rdmablock.verbs.QueuePair;
 import org.rdmablock.verbs.QueuePairInitAttributes;
 import org.rdmablock.verbs.QueuePairType;
+import org.rdmablock.verbs.WorkCompletions;
 import org.rdmablock.verbs.soft.wire.RdmapOpcode;
 
 /** One soft RC QP connected, as the active side, to a {@link WirePeer}; the peer has read the RTR. */
@@ -66,6 +68,11 @@ final class ScriptedConnection implements AutoCloseable {
         peer.accept(peerDepth, peerDepth);
         connected.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         peer.await(RdmapOpcode.RDMA_WRITE, TIMEOUT); // the RTR of the peer-to-peer start
+    }
+
+    /** Waits up to {@link #TIMEOUT} for a completion on the CQ; returns how many the poll took (1). */
+    int awaitCompletion(final WorkCompletions wc) {
+        return Await.atMost("a completion", TIMEOUT).until(() -> cq.poll(wc, 1), n -> n > 0);
     }
 
     MemoryRegion register(final int size) {

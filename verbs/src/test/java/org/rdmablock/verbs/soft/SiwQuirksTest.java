@@ -8,8 +8,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.rdmablock.verbs.Await;
-import org.rdmablock.verbs.CompletionQueue;
 import org.rdmablock.verbs.ConnectionParameters;
 import org.rdmablock.verbs.MemoryRegion;
 import org.rdmablock.verbs.QueuePairState;
@@ -58,7 +56,7 @@ class SiwQuirksTest {
                 assertEquals(0, read.size(), "the confirmation read is zero-length");
                 // siw's stale answer: the 16 bytes of the request it transmitted before, to the read's sink
                 c.peer.sendReadResponse(read.sinkStag(), read.sinkOffset(), "0123456789abcdef".getBytes());
-                assertEquals(1, awaitCompletions(c.cq, wc), "round " + round);
+                assertEquals(1, c.awaitCompletion(wc), "round " + round);
                 assertEquals(WcStatus.SUCCESS, wc.status(0), wc.toString(0));
                 assertEquals(round, wc.wrId(0));
                 assertEquals(QueuePairState.RTS, c.qp.state());
@@ -79,13 +77,9 @@ class SiwQuirksTest {
             assertEquals(8, request.size());
             c.peer.sendReadResponse(request.sinkStag(), request.sinkOffset(), new byte[16]);
             final WorkCompletions wc = new WorkCompletions(4);
-            assertEquals(1, awaitCompletions(c.cq, wc));
+            assertEquals(1, c.awaitCompletion(wc));
             assertTrue(wc.status(0) != WcStatus.SUCCESS, wc.toString(0));
             assertEquals(RdmapOpcode.TERMINATE, c.peer.await(RdmapOpcode.TERMINATE, TIMEOUT).opcode());
         }
-    }
-
-    private static int awaitCompletions(final CompletionQueue cq, final WorkCompletions wc) {
-        return Await.atMost("a completion", TIMEOUT).until(() -> cq.poll(wc, 1), n -> n > 0);
     }
 }
