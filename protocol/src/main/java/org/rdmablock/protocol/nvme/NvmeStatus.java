@@ -46,6 +46,8 @@ public final class NvmeStatus {
     public static final int CAPACITY_EXCEEDED = 0x081;
     /** Generic (NVM command set): namespace not ready. */
     public static final int NAMESPACE_NOT_READY = 0x082;
+    /** The namespace is reserved by another host: a SCSI reservation conflict, as nvmet answers its own reservations. */
+    public static final int RESERVATION_CONFLICT = 0x083;
     /** Command specific: invalid queue identifier. */
     public static final int QUEUE_ID_INVALID = 0x101;
     /** Command specific: invalid queue size. */

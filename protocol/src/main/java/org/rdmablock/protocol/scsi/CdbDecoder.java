@@ -35,6 +35,8 @@ public final class CdbDecoder {
     private int requestedOpcode;
     private int requestedServiceAction;
     private int byteCheck;
+    private int reservationScope;
+    private int reservationType;
 
     private SenseCode error;
     private int errorField;
@@ -54,6 +56,17 @@ public final class CdbDecoder {
     public static final int PF = 1 << 10;
     public static final int SP = 1 << 11;
     public static final int RCTD = 1 << 12;
+    /** START STOP UNIT's START bit, and a POWER CONDITION other than 0h (SBC-4 5.25). */
+    public static final int START = 1 << 13;
+    public static final int POWER_CONDITION = 1 << 14;
+    /** PREVENT ALLOW MEDIUM REMOVAL with a PREVENT field other than 00b (SPC-4 6.13). */
+    public static final int PREVENT = 1 << 15;
+
+    /** The highest service action of PERSISTENT RESERVE IN and OUT (READ FULL STATUS, REGISTER AND MOVE). */
+    private static final int PRIN_LAST_SERVICE_ACTION = 0x03;
+    private static final int PROUT_LAST_SERVICE_ACTION = 0x07;
+    /** RESERVE(6)/RELEASE(6) bits of byte 1 this target does not serve: third-party reservations and extents. */
+    private static final int SPC2_UNSERVED_BITS = 0x1F;
 
     /** VERIFY's BYTCHK (SBC-4 5.29): the medium only; the data-out compared with it; one data-out block with each. */
     public static final int BYTCHK_NONE = 0;
@@ -87,6 +100,8 @@ public final class CdbDecoder {
         requestedOpcode = 0;
         requestedServiceAction = 0;
         byteCheck = BYTCHK_NONE;
+        reservationScope = 0;
+        reservationType = 0;
         error = null;
         errorField = SenseData.NO_FIELD;
         errorBit = -1;
@@ -116,9 +131,18 @@ public final class CdbDecoder {
             case ScsiOpcode.MODE_SENSE_6 -> modeSense(u8(4));
             case ScsiOpcode.START_STOP_UNIT -> {
                 flag(u8(1), 0x01, IMMED);
+                flag(u8(4), 0x01, START);
+                flag(u8(4), 0xF0, POWER_CONDITION);
                 yield accept(CommandKind.START_STOP_UNIT);
             }
-            case ScsiOpcode.PREVENT_ALLOW_MEDIUM_REMOVAL -> accept(CommandKind.PREVENT_ALLOW_MEDIUM_REMOVAL);
+            case ScsiOpcode.PREVENT_ALLOW_MEDIUM_REMOVAL -> {
+                flag(u8(4), 0x03, PREVENT);
+                yield accept(CommandKind.PREVENT_ALLOW_MEDIUM_REMOVAL);
+            }
+            case ScsiOpcode.RESERVE_6 -> spc2Reservation(CommandKind.RESERVE);
+            case ScsiOpcode.RELEASE_6 -> spc2Reservation(CommandKind.RELEASE);
+            case ScsiOpcode.PERSISTENT_RESERVE_IN -> persistentReserveIn();
+            case ScsiOpcode.PERSISTENT_RESERVE_OUT -> persistentReserveOut();
             case ScsiOpcode.READ_CAPACITY_10 -> readCapacity10();
             case ScsiOpcode.READ_10, ScsiOpcode.WRITE_10, ScsiOpcode.VERIFY_10 -> readWrite(u32(2), u16(7));
             case ScsiOpcode.READ_12, ScsiOpcode.WRITE_12 -> readWrite(u32(2), u32(6));
@@ -217,6 +241,38 @@ public final class CdbDecoder {
         }
         parameterListLength = u16(7);
         return accept(CommandKind.UNMAP);
+    }
+
+    private boolean spc2Reservation(CommandKind reserveOrRelease) {
+        if ((u8(1) & SPC2_UNSERVED_BITS) != 0) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, -1);
+        }
+        return accept(reserveOrRelease);
+    }
+
+    /** PERSISTENT RESERVE IN (SPC-4 6.15): the service action in byte 1, the allocation length in bytes 7-8. */
+    private boolean persistentReserveIn() {
+        serviceAction = u8(1) & 0x1F;
+        if (serviceAction > PRIN_LAST_SERVICE_ACTION) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 4);
+        }
+        allocationLength = u16(7);
+        return accept(CommandKind.PERSISTENT_RESERVE_IN);
+    }
+
+    /**
+     * PERSISTENT RESERVE OUT (SPC-4 6.16): the service action in byte 1, scope and type in byte 2, the parameter list
+     * length in bytes 5-8. Scope and type are checked by the service actions that use them.
+     */
+    private boolean persistentReserveOut() {
+        serviceAction = u8(1) & 0x1F;
+        if (serviceAction > PROUT_LAST_SERVICE_ACTION) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 4);
+        }
+        reservationScope = u8(2) >>> 4;
+        reservationType = u8(2) & 0x0F;
+        parameterListLength = u32(5);
+        return accept(CommandKind.PERSISTENT_RESERVE_OUT);
     }
 
     private boolean inquiry() {
@@ -385,12 +441,22 @@ public final class CdbDecoder {
         return byteCheck;
     }
 
+    /** PERSISTENT RESERVE OUT's SCOPE (0h: the logical unit). */
+    public int reservationScope() {
+        return reservationScope;
+    }
+
+    /** PERSISTENT RESERVE OUT's TYPE (1h Write Exclusive ... 8h Exclusive Access - All Registrants). */
+    public int reservationType() {
+        return reservationType;
+    }
+
     /** Allocation length in bytes for data-in commands. */
     public long allocationLength() {
         return allocationLength;
     }
 
-    /** Parameter list length in bytes for MODE SELECT and UNMAP. */
+    /** Parameter list length in bytes for MODE SELECT, UNMAP and PERSISTENT RESERVE OUT. */
     public long parameterListLength() {
         return parameterListLength;
     }

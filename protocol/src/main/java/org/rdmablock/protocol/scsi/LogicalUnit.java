@@ -20,7 +20,8 @@ import static org.rdmablock.protocol.scsi.BigEndian.put8;
  * MODE SENSE/SELECT (6)/(10) (caching, control, all pages), START STOP UNIT, PREVENT ALLOW MEDIUM
  * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) of the
  * medium or with a byte check against the data-out (BYTCHK 01b and 11b), SYNCHRONIZE CACHE (10)/(16), WRITE SAME
- * (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS and REPORT SUPPORTED OPERATION CODES. Anything else is CHECK
+ * (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS, REPORT SUPPORTED OPERATION CODES, PERSISTENT RESERVE IN and OUT
+ * and SPC-2's RESERVE(6) and RELEASE(6) ({@link PersistentReservations}). Anything else is CHECK
  * CONDITION, ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE.
  *
  * <p>Durability: with the write cache enabled, writes complete when the backend has them and SYNCHRONIZE
@@ -68,6 +69,7 @@ public final class LogicalUnit {
     private volatile boolean writeProtected;
     private final int lun;
     private volatile LogicalUnitTable table;
+    private final PersistentReservations reservations;
 
     /** A logical unit numbered 0 over {@code backend}. */
     public LogicalUnit(LogicalUnitConfig config, BlockBackend backend) {
@@ -77,6 +79,7 @@ public final class LogicalUnit {
     /** A logical unit numbered {@code lun} (what REPORT LUNS lists when it stands alone). */
     public LogicalUnit(int lun, LogicalUnitConfig config, BlockBackend backend) {
         this.lun = lun;
+        this.reservations = new PersistentReservations(lun);
         this.config = Objects.requireNonNull(config);
         this.backend = Objects.requireNonNull(backend);
         if (config.thinProvisioning() && !backend.supportsUnmap()) {
@@ -132,6 +135,11 @@ public final class LogicalUnit {
         writeProtected = refuseWrites;
     }
 
+    /** The unit's persistent and SPC-2 reservations. */
+    public PersistentReservations reservations() {
+        return reservations;
+    }
+
     /** The storage this unit reads and writes. */
     public BlockBackend backend() {
         return backend;
@@ -141,12 +149,14 @@ public final class LogicalUnit {
      * Whether the READ or WRITE that {@code d} decoded would reach the backend as a transfer of
      * {@code d.transferLength()} blocks from {@code d.lba()}: more than zero blocks, within the transfer limit and the
      * medium, and not a write to a read-only unit. A transport that places a WRITE's data before the command executes
-     * (the target's in-place memory LUNs) asks this first, so that no command this unit refuses has touched storage.
+     * (the target's in-place memory LUNs) asks this first, so that no command this unit refuses has touched storage:
+     * a command from {@code nexus} that a reservation refuses does not reach it either.
      */
-    public boolean reachesBackend(CdbDecoder d) {
+    public boolean reachesBackend(CdbDecoder d, Nexus nexus) {
         CommandKind kind = d.kind();
         return (kind == CommandKind.READ || kind == CommandKind.WRITE && !writeProtected)
-                && d.transferLength() > 0 && d.transferLength() <= maxTransferBlocks && !outOfRange(d.lba(), d.transferLength());
+                && d.transferLength() > 0 && d.transferLength() <= maxTransferBlocks && !outOfRange(d.lba(), d.transferLength())
+                && !reservations.refuses(nexus, d);
     }
 
     /** Maximum blocks per READ/WRITE, as the Block Limits VPD page reports it. */
@@ -194,6 +204,11 @@ public final class LogicalUnit {
             cmd.checkCondition(senseFormat(), d.error(), -1, d.errorField(), true, d.errorBit());
             return;
         }
+        PersistentReservations.State reserved = reservations.reserved(); // null, one volatile read, while none exists
+        if (reserved != null && !cmd.placedBeforeExecute() && PersistentReservations.conflicts(reserved, cmd.nexus(), d)) {
+            cmd.reservationConflict();
+            return;
+        }
         switch (d.kind()) {
             case TEST_UNIT_READY, START_STOP_UNIT, PREVENT_ALLOW_MEDIUM_REMOVAL -> cmd.complete();
             case REQUEST_SENSE -> requestSense(cmd, d, SenseCode.NO_ADDITIONAL_SENSE);
@@ -210,6 +225,21 @@ public final class LogicalUnit {
             case UNMAP -> unmap(cmd, d);
             case REPORT_LUNS -> reportLuns(cmd, d);
             case REPORT_SUPPORTED_OPERATION_CODES -> reportSupportedOperationCodes(cmd, d);
+            case PERSISTENT_RESERVE_IN -> reservations.in(cmd, d);
+            case PERSISTENT_RESERVE_OUT, RESERVE, RELEASE -> reserveOrRelease(cmd, d);
+        }
+    }
+
+    private void reserveOrRelease(ScsiCommand cmd, CdbDecoder d) {
+        if (cmd.nexus() == null) {
+            // a caller that names no I_T nexus (a tool driving the engine directly) has nothing to register or reserve
+            cmd.checkCondition(senseFormat(), SenseCode.INVALID_COMMAND_OPERATION_CODE, -1, 0, true, -1);
+            return;
+        }
+        switch (d.kind()) {
+            case RESERVE -> reservations.reserve6(cmd);
+            case RELEASE -> reservations.release6(cmd);
+            default -> reservations.out(cmd, d, senseFormat());
         }
     }
 

@@ -33,6 +33,10 @@ public final class ScsiCommand {
     private long expectedDataInLength;
     private ScsiCompletion completion;
     private Object attachment;
+    /** The I_T nexus the command came on, or null from a caller that names none (which reservations never admit). */
+    private Nexus nexus;
+    /** Whether a transport placed the WRITE's data in the medium before execution (in-place memory LUNs). */
+    private boolean placedBeforeExecute;
 
     private int status;
     private final MemorySegment sense = MemorySegment.ofArray(new byte[SenseData.MAX_LENGTH]);
@@ -143,6 +147,29 @@ public final class ScsiCommand {
 
     public Object attachment() {
         return attachment;
+    }
+
+    /** The I_T nexus the command arrived on: what persistent reservations register and check. */
+    public ScsiCommand setNexus(final Nexus from) {
+        this.nexus = from;
+        return this;
+    }
+
+    public Nexus nexus() {
+        return nexus;
+    }
+
+    /**
+     * Says that the transport already placed this WRITE's data in the medium (it asked {@link LogicalUnit#reachesBackend}
+     * first): the unit then answers it as it would have, without a reservation check its data can no longer obey.
+     */
+    public ScsiCommand placedBeforeExecute(final boolean placed) {
+        this.placedBeforeExecute = placed;
+        return this;
+    }
+
+    boolean placedBeforeExecute() {
+        return placedBeforeExecute;
     }
 
     /**
@@ -317,6 +344,15 @@ public final class ScsiCommand {
     void completeWithData(int length, long allocationLength) {
         long transfer = accountDataIn(Math.min(length, allocationLength));
         MemorySegment.copy(scratch, 0, data, dataOffset, transfer);
+        complete();
+    }
+
+    /** Ends the command in RESERVATION CONFLICT: no sense, no data (SPC-4 5.13.1). */
+    void reservationConflict() {
+        dataInAccounted = false;
+        dataInResidualKind = ResidualKind.NONE;
+        dataInResidual = 0;
+        status = ScsiStatus.RESERVATION_CONFLICT;
         complete();
     }
 

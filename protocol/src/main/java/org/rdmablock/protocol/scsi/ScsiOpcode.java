@@ -9,6 +9,9 @@ public final class ScsiOpcode {
     public static final int INQUIRY = 0x12;
     public static final int MODE_SELECT_6 = 0x15;
     public static final int MODE_SENSE_6 = 0x1A;
+    /** SPC-2 RESERVE(6) and RELEASE(6): a reservation of the whole unit by one I_T nexus. */
+    public static final int RESERVE_6 = 0x16;
+    public static final int RELEASE_6 = 0x17;
     public static final int START_STOP_UNIT = 0x1B;
     public static final int PREVENT_ALLOW_MEDIUM_REMOVAL = 0x1E;
     public static final int READ_CAPACITY_10 = 0x25;
@@ -20,6 +23,9 @@ public final class ScsiOpcode {
     public static final int UNMAP = 0x42;
     public static final int MODE_SELECT_10 = 0x55;
     public static final int MODE_SENSE_10 = 0x5A;
+    /** PERSISTENT RESERVE IN and OUT (SPC-4 6.15, 6.16); the service action is in byte 1. */
+    public static final int PERSISTENT_RESERVE_IN = 0x5E;
+    public static final int PERSISTENT_RESERVE_OUT = 0x5F;
     public static final int READ_16 = 0x88;
     public static final int WRITE_16 = 0x8A;
     public static final int VERIFY_16 = 0x8F;

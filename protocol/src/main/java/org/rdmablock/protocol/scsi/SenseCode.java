@@ -31,7 +31,17 @@ public enum SenseCode {
     /** The unit's capacity changed while it served (a LUN resized): the initiator reads READ CAPACITY again. */
     CAPACITY_DATA_HAS_CHANGED(SenseKey.UNIT_ATTENTION, 0x2A, 0x09),
     /** A mode parameter changed by another means than this nexus's MODE SELECT: the LUN made read-only (WP). */
-    MODE_PARAMETERS_CHANGED(SenseKey.UNIT_ATTENTION, 0x2A, 0x01);
+    MODE_PARAMETERS_CHANGED(SenseKey.UNIT_ATTENTION, 0x2A, 0x01),
+    /** Another I_T nexus's PERSISTENT RESERVE OUT CLEAR removed this nexus's registration and the reservation. */
+    RESERVATIONS_PREEMPTED(SenseKey.UNIT_ATTENTION, 0x2A, 0x03),
+    /** The persistent reservation this registered nexus was under was released, or changed type by a preemption. */
+    RESERVATIONS_RELEASED(SenseKey.UNIT_ATTENTION, 0x2A, 0x04),
+    /** Another I_T nexus's PREEMPT (or PREEMPT AND ABORT) removed this nexus's registration. */
+    REGISTRATIONS_PREEMPTED(SenseKey.UNIT_ATTENTION, 0x2A, 0x05),
+    /** A PERSISTENT RESERVE OUT RELEASE named another type or scope than the reservation held (SPC-4 5.13.11.2). */
+    INVALID_RELEASE_OF_PERSISTENT_RESERVATION(SenseKey.ILLEGAL_REQUEST, 0x26, 0x04),
+    /** A registration beyond the most this unit keeps. */
+    INSUFFICIENT_REGISTRATION_RESOURCES(SenseKey.ILLEGAL_REQUEST, 0x55, 0x04);
 
     private final int senseKey;
     private final int asc;

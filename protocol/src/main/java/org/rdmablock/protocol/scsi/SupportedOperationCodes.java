@@ -38,6 +38,8 @@ final class SupportedOperationCodes {
             entry(ScsiOpcode.INQUIRY, 0x12, 0x01, 0xFF, 0xFF, 0xFF, 0x00),
             entry(ScsiOpcode.MODE_SELECT_6, 0x15, 0x10, 0, 0, 0xFF, 0x00),
             entry(ScsiOpcode.MODE_SENSE_6, 0x1A, 0x08, 0xFF, 0xFF, 0xFF, 0x00),
+            entry(ScsiOpcode.RESERVE_6, 0x16, 0, 0, 0, 0, 0x00),
+            entry(ScsiOpcode.RELEASE_6, 0x17, 0, 0, 0, 0, 0x00),
             entry(ScsiOpcode.START_STOP_UNIT, 0x1B, 0x01, 0, 0x0F, 0xF7, 0x00),
             entry(ScsiOpcode.PREVENT_ALLOW_MEDIUM_REMOVAL, 0x1E, 0, 0, 0, 0x03, 0x00),
             entry(ScsiOpcode.READ_CAPACITY_10, 0x25, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0x01, 0x00),
@@ -49,6 +51,30 @@ final class SupportedOperationCodes {
             entry(ScsiOpcode.UNMAP, 0x42, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x00),
             entry(ScsiOpcode.MODE_SELECT_10, 0x55, 0x10, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x00),
             entry(ScsiOpcode.MODE_SENSE_10, 0x5A, 0x18, 0xFF, 0xFF, 0, 0, 0, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_IN, PersistentReserveData.READ_KEYS,
+                    0x5E, 0x1F, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_IN, PersistentReserveData.READ_RESERVATION,
+                    0x5E, 0x1F, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_IN, PersistentReserveData.REPORT_CAPABILITIES,
+                    0x5E, 0x1F, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_IN, PersistentReserveData.READ_FULL_STATUS,
+                    0x5E, 0x1F, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.REGISTER,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.RESERVE,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.RELEASE,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.CLEAR,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.PREEMPT,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.PREEMPT_AND_ABORT,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.REGISTER_AND_IGNORE_EXISTING_KEY,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.REGISTER_AND_MOVE,
+                    0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
             entry(ScsiOpcode.READ_16, 0x88, 0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
                     0xFF, 0xFF, 0xFF, 0xFF, 0, 0x00),
             entry(ScsiOpcode.WRITE_16, 0x8A, 0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
@@ -146,7 +172,8 @@ final class SupportedOperationCodes {
     }
 
     private static boolean hasServiceActions(int opcode) {
-        return opcode == ScsiOpcode.SERVICE_ACTION_IN_16 || opcode == ScsiOpcode.MAINTENANCE_IN;
+        return opcode == ScsiOpcode.SERVICE_ACTION_IN_16 || opcode == ScsiOpcode.MAINTENANCE_IN
+                || opcode == ScsiOpcode.PERSISTENT_RESERVE_IN || opcode == ScsiOpcode.PERSISTENT_RESERVE_OUT;
     }
 
     private static Entry find(int opcode, int serviceAction) {

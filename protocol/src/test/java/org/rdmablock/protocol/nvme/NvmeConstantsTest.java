@@ -94,6 +94,7 @@ class NvmeConstantsTest {
             pin(NvmeStatus.class, "LBA_RANGE", 0x80, "NVME_SC_LBA_RANGE"),
             pin(NvmeStatus.class, "CAPACITY_EXCEEDED", 0x81, "NVME_SC_CAP_EXCEEDED"),
             pin(NvmeStatus.class, "NAMESPACE_NOT_READY", 0x82, "NVME_SC_NS_NOT_READY"),
+            pin(NvmeStatus.class, "RESERVATION_CONFLICT", 0x83, "NVME_SC_RESERVATION_CONFLICT"),
             pin(NvmeStatus.class, "QUEUE_ID_INVALID", 0x101, "NVME_SC_QID_INVALID"),
             pin(NvmeStatus.class, "QUEUE_SIZE_INVALID", 0x102, "NVME_SC_QUEUE_SIZE"),
             pin(NvmeStatus.class, "ASYNC_EVENT_LIMIT", 0x105, "NVME_SC_ASYNC_LIMIT"),

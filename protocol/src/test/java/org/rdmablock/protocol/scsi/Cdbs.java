@@ -131,4 +131,28 @@ final class Cdbs {
     static byte[] startStopUnit(boolean start) {
         return ByteBuffer.allocate(6).put(0, (byte) 0x1B).put(4, (byte) (start ? 1 : 0)).array();
     }
+
+    /** PERSISTENT RESERVE IN: literal bytes per SPC-4 6.15 (service action in byte 1, allocation length 7-8). */
+    static byte[] persistentReserveIn(int serviceAction, int allocation) {
+        return ByteBuffer.allocate(10).put(0, (byte) 0x5E).put(1, (byte) serviceAction).putShort(7, (short) allocation).array();
+    }
+
+    /** PERSISTENT RESERVE OUT: SPC-4 6.16 (service action byte 1, scope and type byte 2, parameter list length 5-8). */
+    static byte[] persistentReserveOut(int serviceAction, int scope, int type, int parameterLength) {
+        return ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) serviceAction)
+                .put(2, (byte) (scope << 4 | type)).putInt(5, parameterLength).array();
+    }
+
+    /** The PERSISTENT RESERVE OUT basic parameter list (SPC-4 6.16.3): key, service action key, flags in byte 20. */
+    static byte[] proutParameters(long key, long serviceActionKey, int flags) {
+        return ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey).put(20, (byte) flags).array();
+    }
+
+    static byte[] reserve6() {
+        return new byte[] {0x16, 0, 0, 0, 0, 0};
+    }
+
+    static byte[] release6() {
+        return new byte[] {0x17, 0, 0, 0, 0, 0};
+    }
 }

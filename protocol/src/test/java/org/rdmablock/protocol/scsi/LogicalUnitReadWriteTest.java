@@ -210,7 +210,7 @@ class LogicalUnitReadWriteTest {
         assertGood(h.run(Cdbs.rw10(true, 0, 1, false), new byte[blockSize], 0));
         h.unit.writeProtect(true);
         assertCheckCondition(h.run(Cdbs.rw10(true, 0, 1, false), new byte[blockSize], 0), SenseCode.WRITE_PROTECTED);
-        assertEquals(false, h.unit.reachesBackend(decoded(Cdbs.rw10(true, 0, 1, false))), "a placed WRITE would be refused");
+        assertEquals(false, h.unit.reachesBackend(decoded(Cdbs.rw10(true, 0, 1, false)), null), "a placed WRITE would be refused");
         assertGood(h.run(Cdbs.rw10(false, 0, 1, false), blockSize));
         h.unit.writeProtect(false);
         assertGood(h.run(Cdbs.rw10(true, 0, 1, false), new byte[blockSize], 0));

@@ -33,10 +33,22 @@ class ReportSupportedOperationCodesTest {
                 assertEquals(1, b.get(at + 5) & 1, "SERVACTV");
             }
         }
-        for (int opcode : new int[]{0x00, 0x03, 0x08, 0x0A, 0x12, 0x15, 0x1A, 0x25, 0x28, 0x2A, 0x35, 0x41, 0x42, 0x55,
-                0x5A, 0x88, 0x8A, 0x91, 0x93, 0x9E, 0xA0, 0xA3}) {
+        for (int opcode : new int[]{0x00, 0x03, 0x08, 0x0A, 0x12, 0x15, 0x16, 0x17, 0x1A, 0x25, 0x28, 0x2A, 0x35, 0x41, 0x42,
+                0x55, 0x5A, 0x5E, 0x5F, 0x88, 0x8A, 0x91, 0x93, 0x9E, 0xA0, 0xA3}) {
             assertTrue(opcodes.contains(opcode), "lists 0x" + Integer.toHexString(opcode));
         }
+    }
+
+    @Test
+    void persistentReserveOutIsReportedByServiceAction() {
+        assertGood(h.run(Cdbs.reportOpcodes(2, false, 0x5F, 0x07, 512), 512)); // REGISTER AND MOVE
+        byte[] d = h.dataIn();
+        assertEquals(3, d[1] & 0x07, "supported");
+        assertEquals((byte) 0x5F, d[4]);
+        assertEquals((byte) 0xFF, d[6], "scope and type are used");
+        assertGood(h.run(Cdbs.reportOpcodes(2, false, 0x5E, 0x04, 512), 512)); // no PRIN service action 04h
+        assertEquals(1, h.dataIn()[1] & 0x07, "not supported");
+        assertCheckCondition(h.run(Cdbs.reportOpcodes(1, false, 0x5E, 0, 512), 512), SenseCode.INVALID_FIELD_IN_CDB);
     }
 
     @Test

@@ -65,6 +65,8 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "INQUIRY", 0x12, "INQUIRY"),
             pin(ScsiOpcode.class, "MODE_SELECT_6", 0x15, "MODE_SELECT"),
             pin(ScsiOpcode.class, "MODE_SENSE_6", 0x1a, "MODE_SENSE"),
+            pin(ScsiOpcode.class, "RESERVE_6", 0x16, "RESERVE"),
+            pin(ScsiOpcode.class, "RELEASE_6", 0x17, "RELEASE"),
             pin(ScsiOpcode.class, "START_STOP_UNIT", 0x1b, "START_STOP"),
             pin(ScsiOpcode.class, "PREVENT_ALLOW_MEDIUM_REMOVAL", 0x1e, "ALLOW_MEDIUM_REMOVAL"),
             pin(ScsiOpcode.class, "READ_CAPACITY_10", 0x25, "READ_CAPACITY"),
@@ -76,6 +78,8 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "UNMAP", 0x42, "UNMAP"),
             pin(ScsiOpcode.class, "MODE_SELECT_10", 0x55, "MODE_SELECT_10"),
             pin(ScsiOpcode.class, "MODE_SENSE_10", 0x5a, "MODE_SENSE_10"),
+            pin(ScsiOpcode.class, "PERSISTENT_RESERVE_IN", 0x5e, "PERSISTENT_RESERVE_IN"),
+            pin(ScsiOpcode.class, "PERSISTENT_RESERVE_OUT", 0x5f, "PERSISTENT_RESERVE_OUT"),
             pin(ScsiOpcode.class, "READ_16", 0x88, "READ_16"),
             pin(ScsiOpcode.class, "WRITE_16", 0x8a, "WRITE_16"),
             pin(ScsiOpcode.class, "VERIFY_16", 0x8f, "VERIFY_16"),
@@ -127,7 +131,39 @@ class ScsiConstantsTest {
             new Condition(SenseCode.COMMAND_TIMEOUT_DURING_PROCESSING, 0x0B, 0x2E02, "\"Command timeout during processing\"; SPC-5 annex F: ABORTED COMMAND"),
             new Condition(SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED, 0x06, 0x3F0E, "\"Reported luns data has changed\"; LIO ASC_REPORTED_LUNS_DATA_CHANGED (a UNIT ATTENTION)"),
             new Condition(SenseCode.CAPACITY_DATA_HAS_CHANGED, 0x06, 0x2A09, "\"Capacity data has changed\"; LIO ASCQ_2AH_CAPACITY_DATA_HAS_CHANGED (a UNIT ATTENTION)"),
-            new Condition(SenseCode.MODE_PARAMETERS_CHANGED, 0x06, 0x2A01, "\"Mode parameters changed\"; LIO ASCQ_2AH_MODE_PARAMETERS_CHANGED (a UNIT ATTENTION)"));
+            new Condition(SenseCode.MODE_PARAMETERS_CHANGED, 0x06, 0x2A01, "\"Mode parameters changed\"; LIO ASCQ_2AH_MODE_PARAMETERS_CHANGED (a UNIT ATTENTION)"),
+            new Condition(SenseCode.RESERVATIONS_PREEMPTED, 0x06, 0x2A03, "\"Reservations preempted\"; LIO ASCQ_2AH_RESERVATIONS_PREEMPTED (a UNIT ATTENTION)"),
+            new Condition(SenseCode.RESERVATIONS_RELEASED, 0x06, 0x2A04, "\"Reservations released\"; LIO ASCQ_2AH_RESERVATIONS_RELEASED (a UNIT ATTENTION)"),
+            new Condition(SenseCode.REGISTRATIONS_PREEMPTED, 0x06, 0x2A05, "\"Registrations preempted\"; LIO ASCQ_2AH_REGISTRATIONS_PREEMPTED (a UNIT ATTENTION)"),
+            new Condition(SenseCode.INVALID_RELEASE_OF_PERSISTENT_RESERVATION, 0x05, 0x2604, "\"Invalid release of persistent reservation\"; SPC-4 5.13.11.2: ILLEGAL REQUEST"),
+            new Condition(SenseCode.INSUFFICIENT_REGISTRATION_RESOURCES, 0x05, 0x5504, "\"Insufficient registration resources\"; SPC-4 5.13.7: ILLEGAL REQUEST"));
+
+    // include/target/target_core_base.h (PRO_*, PRI_*) and drivers/target/target_core_pr.h (PR_TYPE_*, PR_SCOPE_*).
+    private static final List<Pin> PERSISTENT_RESERVE = List.of(
+            pin(PersistentReserveData.class, "READ_KEYS", 0x00, "PRI_READ_KEYS"),
+            pin(PersistentReserveData.class, "READ_RESERVATION", 0x01, "PRI_READ_RESERVATION"),
+            pin(PersistentReserveData.class, "REPORT_CAPABILITIES", 0x02, "PRI_REPORT_CAPABILITIES"),
+            pin(PersistentReserveData.class, "READ_FULL_STATUS", 0x03, "PRI_READ_FULL_STATUS"),
+            pin(PersistentReserveData.class, "REGISTER", 0x00, "PRO_REGISTER"),
+            pin(PersistentReserveData.class, "RESERVE", 0x01, "PRO_RESERVE"),
+            pin(PersistentReserveData.class, "RELEASE", 0x02, "PRO_RELEASE"),
+            pin(PersistentReserveData.class, "CLEAR", 0x03, "PRO_CLEAR"),
+            pin(PersistentReserveData.class, "PREEMPT", 0x04, "PRO_PREEMPT"),
+            pin(PersistentReserveData.class, "PREEMPT_AND_ABORT", 0x05, "PRO_PREEMPT_AND_ABORT"),
+            pin(PersistentReserveData.class, "REGISTER_AND_IGNORE_EXISTING_KEY", 0x06, "PRO_REGISTER_AND_IGNORE_EXISTING_KEY"),
+            pin(PersistentReserveData.class, "REGISTER_AND_MOVE", 0x07, "PRO_REGISTER_AND_MOVE"),
+            pin(PersistentReserveData.class, "WRITE_EXCLUSIVE", 0x01, "PR_TYPE_WRITE_EXCLUSIVE"),
+            pin(PersistentReserveData.class, "EXCLUSIVE_ACCESS", 0x03, "PR_TYPE_EXCLUSIVE_ACCESS"),
+            pin(PersistentReserveData.class, "WRITE_EXCLUSIVE_REGISTRANTS_ONLY", 0x05, "PR_TYPE_WRITE_EXCLUSIVE_REGONLY"),
+            pin(PersistentReserveData.class, "EXCLUSIVE_ACCESS_REGISTRANTS_ONLY", 0x06, "PR_TYPE_EXCLUSIVE_ACCESS_REGONLY"),
+            pin(PersistentReserveData.class, "WRITE_EXCLUSIVE_ALL_REGISTRANTS", 0x07, "PR_TYPE_WRITE_EXCLUSIVE_ALLREG"),
+            pin(PersistentReserveData.class, "EXCLUSIVE_ACCESS_ALL_REGISTRANTS", 0x08, "PR_TYPE_EXCLUSIVE_ACCESS_ALLREG"),
+            pin(PersistentReserveData.class, "LU_SCOPE", 0x00, "PR_SCOPE_LU_SCOPE"));
+
+    @Test
+    void persistentReserveServiceActionsTypesAndScope() {
+        check(PERSISTENT_RESERVE);
+    }
 
     @Test
     void statusCodes() {
@@ -163,10 +199,10 @@ class ScsiConstantsTest {
     /** A constant or condition added without a literal to check it against fails here. */
     @Test
     void everyConstantIsPinned() {
-        Set<String> pinned = List.of(STATUS, SENSE_KEYS, OPCODES).stream().flatMap(List::stream)
+        Set<String> pinned = List.of(STATUS, SENSE_KEYS, OPCODES, PERSISTENT_RESERVE).stream().flatMap(List::stream)
                 .map(p -> p.owner().getSimpleName() + "." + p.field()).collect(Collectors.toCollection(TreeSet::new));
         Set<String> unpinned = new TreeSet<>();
-        for (Class<?> type : List.of(ScsiStatus.class, SenseKey.class, ScsiOpcode.class)) {
+        for (Class<?> type : List.of(ScsiStatus.class, SenseKey.class, ScsiOpcode.class, PersistentReserveData.class)) {
             for (Field f : type.getDeclaredFields()) {
                 int m = f.getModifiers();
                 String name = type.getSimpleName() + "." + f.getName();

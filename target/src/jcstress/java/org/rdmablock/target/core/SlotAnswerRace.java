@@ -38,7 +38,7 @@ public class SlotAnswerRace {
     private static final MemoryRegion RESPONSES = DOMAIN.registerMemory(ARENA.allocate(CommandSlot.RESPONSE_BYTES), 0);
     private static final MemoryRegion DESCRIPTORS = DOMAIN.registerMemory(ARENA.allocate(CommandSlot.DESCRIPTOR_BYTES), 0);
     /** The slot only reads its channel's id. */
-    private static final Channel CHANNEL = new Channel(0, null, queuePair(), new InitiatorPortId(0, 1), null, 1, null,
+    private static final Channel CHANNEL = new Channel(0, null, queuePair(), new InitiatorPortId(0, 1), null, null, 1, null,
             1, 64, new TargetStatistics().channelJoined(new InitiatorPortId(0, 1)));
     /** Every response is 36 bytes; what it says does not matter here. */
     private static final ResponseEncoder ENCODER = new ResponseEncoder() {

@@ -1,6 +1,7 @@
 package org.rdmablock.target.core;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.Nexus;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.metrics.SessionStats;
 import org.rdmablock.verbs.ConnectionId;
@@ -25,6 +26,12 @@ public class Channel {
     final LogicalUnitTable units;
     /** RDMA READs the target may have outstanding on this channel (the ORD it accepted with). */
     final int readDepth;
+    /**
+     * The I_T nexus its commands arrive on (its initiator port at this target port): what reservations register and
+     * unit attentions wait in. Null for a protocol whose hosts the SCSI layer cannot name (NVMe's), which reservations
+     * treat as unregistered.
+     */
+    final Nexus nexus;
     /** This channel's own receive buffers, or the target's shared ones (SRQ). */
     final ReceiveBuffers receives;
     /**
@@ -62,9 +69,10 @@ public class Channel {
      * @param shared        the target's shared receive buffers, or null for a set of the channel's own
      */
     protected Channel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
-            final LogicalUnitTable units, final int readDepth, final ReceiveBuffers shared, final int receiveCount,
-            final int receiveLength, final SessionStats session) {
+            final Nexus nexus, final LogicalUnitTable units, final int readDepth, final ReceiveBuffers shared,
+            final int receiveCount, final int receiveLength, final SessionStats session) {
         this.id = id;
+        this.nexus = nexus;
         this.connection = connection;
         this.queuePair = queuePair;
         this.initiator = initiator;
@@ -94,6 +102,11 @@ public class Channel {
 
     public InitiatorPortId initiator() {
         return initiator;
+    }
+
+    /** The I_T nexus of the channel's commands, or null (see the field). */
+    public Nexus nexus() {
+        return nexus;
     }
 
     public LogicalUnitTable units() {

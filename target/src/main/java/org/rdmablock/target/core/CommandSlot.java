@@ -280,6 +280,7 @@ public final class CommandSlot implements ScsiCompletion {
         channel = owner;
         tag = requestTag;
         lunField = lun;
+        command.setNexus(owner.nexus).placedBeforeExecute(false);
         firstChunk = -1;
         invalidates = false;
         chunkCount = 0;

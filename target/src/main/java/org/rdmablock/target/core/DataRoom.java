@@ -36,6 +36,8 @@ public final class DataRoom {
     /** What the last {@link #reserve} chose in place: the region and where the blocks start; null when not in place. */
     private MemoryRegion reservedRegion;
     private long reservedOffset;
+    /** Whether what {@link #reserve} chose in place is a WRITE, whose data lands before the command executes. */
+    private boolean reservedWrite;
 
     DataRoom(final MemoryRegion dataRegion, final DataBufferPool buffers, final long maxIoSize, final InPlaceRegions inPlace,
              final MemorySegment residency, final TargetStatistics statistics) {
@@ -80,6 +82,7 @@ public final class DataRoom {
 
     /** Points the accepted command at the room {@link #reserve} chose for it ({@code needed} bytes). */
     public void attach(final CommandSlot slot, final long needed) {
+        slot.command.placedBeforeExecute(reservedRegion != null && reservedWrite);
         if (reservedRegion != null) {
             slot.attachData(reservedRegion, reservedOffset, needed);
             statistics.add(Count.IN_PLACE, 1);
@@ -117,7 +120,7 @@ public final class DataRoom {
         final LogicalUnit unit = slot.channel.units.get(LunAddress.decode(slot.lunField));
         final boolean write = kind == CommandKind.WRITE;
         if (unit == null || !(unit.backend() instanceof InPlaceStorage storage) || write && !storage.placesWrites()
-                || !unit.reachesBackend(cdb)) {
+                || !unit.reachesBackend(cdb, slot.command.nexus())) {
             return null;
         }
         final long bytes = cdb.transferLength() * unit.config().blockSize();
@@ -125,6 +128,7 @@ public final class DataRoom {
             return null;
         }
         reservedOffset = cdb.lba() * unit.config().blockSize();
+        reservedWrite = write;
         if (!write && !storage.readsInPlace(reservedOffset, bytes, residency)) {
             return null;
         }

@@ -33,7 +33,7 @@ final class NvmeQueue extends Channel {
     NvmeQueue(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
               final LogicalUnitTable units, final int queueId, final int entries, final int inCapsuleBytes,
               final int readDepth, final SessionStats session, final String localAddress) {
-        super(id, connection, queuePair, initiator, units, readDepth, null, entries,
+        super(id, connection, queuePair, initiator, null, units, readDepth, null, entries,
                 NvmeSubmission.LENGTH + inCapsuleBytes, session);
         this.queueId = queueId;
         this.entries = entries;

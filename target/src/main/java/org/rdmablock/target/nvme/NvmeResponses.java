@@ -66,6 +66,9 @@ final class NvmeResponses implements ResponseEncoder {
         if (done.status() == ScsiStatus.GOOD) {
             return NvmeStatus.SUCCESS;
         }
+        if (done.status() == ScsiStatus.RESERVATION_CONFLICT) {
+            return NvmeStatus.RESERVATION_CONFLICT | NvmeStatus.DO_NOT_RETRY; // an SRP initiator's reservation
+        }
         final SenseCode code = done.senseCode();
         if (code == null) {
             return NvmeStatus.NAMESPACE_NOT_READY; // BUSY, TASK SET FULL: the host retries

@@ -1,6 +1,7 @@
 package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.Nexus;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.core.Channel;
 import org.rdmablock.target.core.ReceiveBuffers;
@@ -10,7 +11,8 @@ import org.rdmablock.verbs.QueuePair;
 
 /**
  * One SRP channel: a {@link Channel} with what its login negotiated (credits, IU lengths, immediate data) and SRP's
- * credit accounting, and the I_T nexus's unit attention flag.
+ * credit accounting. Its I_T nexus (the initiator port at this target port) keeps the unit attentions its channels
+ * share.
  *
  * <p>Threads: as {@link Channel}; the credit counts on the intake stage and the threads that post responses.
  */
@@ -33,13 +35,6 @@ final class SrpChannel extends Channel {
      */
     final java.util.concurrent.atomic.AtomicInteger creditsInUse = new java.util.concurrent.atomic.AtomicInteger();
 
-    /**
-     * The unit attentions of this initiator's I_T nexus (a changed LUN inventory, a resized or write-protected unit):
-     * the next command on any channel of the nexus that may report one gets it, and reporting it clears it for all of
-     * them (SAM-5 6.6). Shared by the nexus's channels; set by the login thread before the channel is published.
-     */
-    UnitAttentions nexusAttentions = new UnitAttentions();
-
     /** The login that made it and the multichannel result of its LOGIN_RSP (login threads only). */
     LoginNegotiation login;
     int multichannelResult;
@@ -47,9 +42,9 @@ final class SrpChannel extends Channel {
     volatile int requestedLogoutReason;
 
     SrpChannel(final int id, final ConnectionId connection, final QueuePair queuePair, final InitiatorPortId initiator,
-               final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,
+               final Nexus nexus, final LogicalUnitTable units, final int credits, final int iuLength, final long maxTiIuLength,
                final int immediateDataOffset, final int readDepth, final ReceiveBuffers shared, final SessionStats session) {
-        super(id, connection, queuePair, initiator, units, readDepth, shared, credits + SPARE_RECEIVES, iuLength, session);
+        super(id, connection, queuePair, initiator, nexus, units, readDepth, shared, credits + SPARE_RECEIVES, iuLength, session);
         this.credits = credits;
         this.iuLength = iuLength;
         this.maxTargetToInitiatorIuLength = maxTiIuLength;

@@ -189,7 +189,7 @@ final class SrpFrontEnd implements FrontEnd {
         SenseCode failure = loader.load(slot, channel, iu);
         final int lun = LunAddress.decode(iu.lun());
         if (failure == null && reportsUnitAttention(iu.cdbByte(0))) {
-            failure = channel.nexusAttentions.take(lun); // null, with one volatile read, when none is pending
+            failure = channel.nexus().attentions().take(lun); // null, with one volatile read, when none is pending
         }
         final long needed = Math.max(slot.dataOutLength(), slot.dataInLength());
         if (failure == null && needed > room.maxIoSize()) {
@@ -204,7 +204,7 @@ final class SrpFrontEnd implements FrontEnd {
         if (!takeCredit(channel)) {
             // beyond the credit window: answered, never dropped (the spare receives make this possible)
             if (failure != null && failure.senseKey() == SenseKey.UNIT_ATTENTION) {
-                channel.nexusAttentions.raise(lun, failure); // BUSY reports no unit attention: the next command does
+                channel.nexus().attentions().raise(lun, failure); // BUSY reports no unit attention: the next command does
             }
             channel.session().answeredBusy();
             statistics.add(Count.BUSY, 1);

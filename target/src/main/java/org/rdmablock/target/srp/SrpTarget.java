@@ -1,6 +1,7 @@
 package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.srp.SrpLoginReject;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
@@ -66,6 +67,10 @@ public final class SrpTarget implements AutoCloseable {
     private final LoginListener logins;
     /** This target's front end on the pipeline, once the first connection made it (null until then). */
     private volatile SrpFrontEnd frontEnd;
+    /** The I_T nexuses of the initiator ports that logged in (or that a REGISTER AND MOVE named). */
+    private final NexusRegistry nexuses = new NexusRegistry();
+    /** The one target port this target has (id_ext + ioc_guid): relative target port 1 (SPC-4 7.8.6.5). */
+    static final int RELATIVE_TARGET_PORT = 1;
 
     /**
      * Starts listening, with statistics of its own (no LUN's I/O counted: {@link TargetStatistics#lunsServed}).
@@ -186,7 +191,7 @@ public final class SrpTarget implements AutoCloseable {
         final ChannelTable table = d.channels();
         for (int i = 0; i < table.capacity(); i++) {
             if (table.get(i) instanceof SrpChannel channel && channel.initiator().equals(initiator)) {
-                channel.nexusAttentions.raise(lun, condition); // one set per nexus, shared by its channels: raised once
+                channel.nexus().attentions().raise(lun, condition); // one set per nexus, shared by its channels: raised once
             }
         }
     }
@@ -271,7 +276,8 @@ public final class SrpTarget implements AutoCloseable {
         session.cameFrom(String.valueOf(request.remoteAddress()));
         final SrpChannel channel;
         try {
-            channel = new SrpChannel(channelId, request, qp, login.initiator, units, credits,
+            channel = new SrpChannel(channelId, request, qp, login.initiator,
+                    nexuses.ofSrp(login.initiator.high(), login.initiator.low(), RELATIVE_TARGET_PORT), units, credits,
                     (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
                     TargetDevice.readDepth(request.readDepths()), d.sharedReceives(), session);
         } catch (RuntimeException e) {
@@ -280,7 +286,6 @@ public final class SrpTarget implements AutoCloseable {
         }
         channel.respondsWith(frontEnd.responseEncoders());
         channel.postAllReceives();
-        // before the channel is published: it takes its nexus's unit attention flag from the others
         channel.multichannelResult = applyMultichannelAction(d, login, channel);
         channel.login = login;
         d.channels().enter(channel);
@@ -360,8 +365,6 @@ public final class SrpTarget implements AutoCloseable {
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < channels.capacity(); i++) {
             if (channels.get(i) instanceof SrpChannel other && other != admitted && other.initiator().equals(login.initiator)) {
-                // same initiator port, same target port: the same I_T nexus, whose unit attention the channels share
-                admitted.nexusAttentions = other.nexusAttentions;
                 if (!other.closing()) {
                     others.add(other);
                 }

@@ -5,6 +5,7 @@ import org.rdmablock.target.fakes.FakeVerbs;
 
 import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.verbs.ConnectionId;
@@ -32,7 +33,7 @@ class ChannelDisconnectTest {
                 });
         final FakeVerbs.Domain pd = new FakeVerbs.Domain();
         final FakeVerbs.Pair qp = new FakeVerbs.Pair(pd, 1, new FakeVerbs.Completions(64), 8, new long[8]);
-        return new SrpChannel(0, connection, qp, new InitiatorPortId(1, 1), new LogicalUnitTable(), 4, 8276, 8276, 68,
+        return new SrpChannel(0, connection, qp, new InitiatorPortId(1, 1), new NexusRegistry().ofSrp(1, 1, 1), new LogicalUnitTable(), 4, 8276, 8276, 68,
                 TargetDevice.MAX_READ_DEPTH, null, new TargetStatistics().channelJoined(new InitiatorPortId(1, 1)));
     }
 

@@ -8,6 +8,7 @@ import org.rdmablock.protocol.scsi.BlockBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.core.Channel;
 import org.rdmablock.target.core.ChannelTable;
@@ -98,7 +99,7 @@ public final class PipelineHarness implements AutoCloseable {
         public Channel channel(final int c, final QueuePair queuePair, final LogicalUnitTable units, final int queueDepth,
                                final TargetStatistics statistics) {
             final InitiatorPortId initiator = new InitiatorPortId(1, c);
-            return new SrpChannel(c, null, queuePair, initiator, units, queueDepth, IU_LENGTH, IU_LENGTH, IMMEDIATE_OFFSET,
+            return new SrpChannel(c, null, queuePair, initiator, new NexusRegistry().ofSrp(1, c, 1), units, queueDepth, IU_LENGTH, IU_LENGTH, IMMEDIATE_OFFSET,
                     TargetDevice.MAX_READ_DEPTH, null, statistics.channelJoined(initiator));
         }
 

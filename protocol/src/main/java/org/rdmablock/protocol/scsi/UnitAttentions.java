@@ -1,6 +1,4 @@
-package org.rdmablock.target.srp;
-
-import org.rdmablock.protocol.scsi.SenseCode;
+package org.rdmablock.protocol.scsi;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -8,14 +6,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The unit attentions pending for one I_T nexus (an initiator port's channels to this target), each reported once by
  * the next command that may report one (SAM-5 5.14) and then cleared for every channel of the nexus: REPORTED LUNS
  * DATA HAS CHANGED on any LUN (its inventory changed), and per LUN the conditions of one unit (CAPACITY DATA HAS
- * CHANGED, MODE PARAMETERS CHANGED), reported on a command to that LUN.
+ * CHANGED, MODE PARAMETERS CHANGED, and a persistent reservation's RESERVATIONS PREEMPTED, RESERVATIONS RELEASED and
+ * REGISTRATIONS PREEMPTED), reported on a command to that LUN. Kept by the nexus, not by its channels, so that what
+ * is raised while the initiator is logged out waits for its next login (a fenced node learns it was fenced).
  *
- * <p>Threads: raised by the thread that applies a configuration; taken by the intake (the poller). A command with
- * nothing pending reads one volatile counter; taking allocates nothing, raising may (a rare event).
+ * <p>Threads: raised by the thread that applies a configuration or runs a PERSISTENT RESERVE OUT; taken by the
+ * intake (the poller). A command with nothing pending reads one volatile counter; taking allocates nothing, raising
+ * may (a rare event).
  */
-final class UnitAttentions {
+public final class UnitAttentions {
     /** Conditions one unit reports, by bit, in the order they are taken when several are pending for it. */
-    private static final SenseCode[] PER_UNIT = {SenseCode.CAPACITY_DATA_HAS_CHANGED, SenseCode.MODE_PARAMETERS_CHANGED};
+    private static final SenseCode[] PER_UNIT = {SenseCode.CAPACITY_DATA_HAS_CHANGED, SenseCode.MODE_PARAMETERS_CHANGED,
+        SenseCode.RESERVATIONS_PREEMPTED, SenseCode.RESERVATIONS_RELEASED, SenseCode.REGISTRATIONS_PREEMPTED};
 
     /** How many conditions are pending: the one read a command makes when there are none. */
     private final AtomicInteger pending = new AtomicInteger();
@@ -35,14 +37,14 @@ final class UnitAttentions {
     }
 
     /** The nexus's LUN inventory changed: REPORTED LUNS DATA HAS CHANGED, on the next command to any LUN. */
-    void lunsChanged() {
+    public void lunsChanged() {
         if (lunsChanged.getAndSet(1) == 0) {
             pending.incrementAndGet();
         }
     }
 
     /** Unit {@code lun} changed: {@code condition} (one of the per-unit ones) on the next command to that LUN. */
-    void unitChanged(final int lun, final SenseCode condition) {
+    public void unitChanged(final int lun, final SenseCode condition) {
         int bit = 0;
         for (int i = 0; i < PER_UNIT.length; i++) {
             bit |= PER_UNIT[i] == condition ? 1 << i : 0;
@@ -70,7 +72,7 @@ final class UnitAttentions {
     }
 
     /** The unit attention a command to {@code lun} reports now (and clears for the nexus), or null. Allocates nothing. */
-    SenseCode take(final int lun) {
+    public SenseCode take(final int lun) {
         if (pending.get() == 0) {
             return null;
         }
@@ -97,7 +99,7 @@ final class UnitAttentions {
      * {@code condition} pending: REPORTED LUNS DATA HAS CHANGED for the whole nexus ({@code lun} unused), a unit's own
      * for {@code lun}. What a change raises, and what a command answered BUSY puts back after taking it.
      */
-    void raise(final int lun, final SenseCode condition) {
+    public void raise(final int lun, final SenseCode condition) {
         if (condition == SenseCode.REPORTED_LUNS_DATA_HAS_CHANGED) {
             lunsChanged();
         } else {
@@ -106,7 +108,7 @@ final class UnitAttentions {
     }
 
     /** How many conditions are pending. */
-    int pendingCount() {
+    public int pendingCount() {
         return pending.get();
     }
 }

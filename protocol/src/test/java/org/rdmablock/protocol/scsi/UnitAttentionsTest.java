@@ -1,7 +1,6 @@
-package org.rdmablock.target.srp;
+package org.rdmablock.protocol.scsi;
 
 import org.junit.jupiter.api.Test;
-import org.rdmablock.protocol.scsi.SenseCode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -1,0 +1,70 @@
+package org.rdmablock.target.srp;
+
+import org.junit.jupiter.api.Test;
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.target.srp.TestInitiator.Response;
+
+import java.nio.ByteBuffer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Persistent reservations end to end over SRP, from two initiator ports (two I_T nexuses to the same LUN): a
+ * reservation refuses the other port's writes with RESERVATION CONFLICT, PREEMPT AND ABORT takes it over, and the
+ * preempted port learns it from a unit attention that waits for it through a logout and a new login.
+ */
+class PersistentReservationsSrpTest extends TargetTestBase {
+    private static final long OUT = 0x20_0000;
+    private static final long IN = 0x10_0000;
+    private static final int UNIT_ATTENTION = 0x06;
+    private static final int REGISTRATIONS_PREEMPTED = 0x2A05;
+    private static final long KEY_A = 0xA1;
+    private static final long KEY_B = 0xB2;
+
+    private static Response prout(final TestInitiator ini, final int action, final int type, final long key,
+                                  final long serviceActionKey) {
+        final byte[] cdb = ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) action).put(2, (byte) type)
+                .putInt(5, 24).array();
+        fill(ini, OUT, ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey).array());
+        return ini.execute(LUN0, cdb, 24, 0, OUT, false);
+    }
+
+    private static Response write(final TestInitiator ini) {
+        fill(ini, OUT, pattern(512, 3));
+        return ini.execute(LUN0, TestInitiator.write16(8, 1), 512, 0, OUT, false);
+    }
+
+    private static Response readKeys(final TestInitiator ini) {
+        final byte[] cdb = ByteBuffer.allocate(10).put(0, (byte) 0x5E).putShort(7, (short) 64).array();
+        return ini.execute(LUN0, cdb, 0, 64, IN, false);
+    }
+
+    @Test
+    void aReservationRefusesTheOtherPortAndAPreemptionIsReportedAfterALogin() {
+        final TestInitiator a = login(0xA);
+        final TestInitiator b = login(0xB);
+        assertEquals(ScsiStatus.GOOD, prout(a, 0, 0, 0, KEY_A).status());
+        assertEquals(ScsiStatus.GOOD, prout(b, 0, 0, 0, KEY_B).status());
+        assertEquals(ScsiStatus.GOOD, prout(a, 1, 1, KEY_A, 0).status()); // RESERVE, Write Exclusive
+        assertEquals(ScsiStatus.GOOD, write(a).status());
+        final Response refused = write(b);
+        assertEquals(ScsiStatus.RESERVATION_CONFLICT, refused.status());
+        assertEquals(0, refused.sense().length);
+        assertEquals(ScsiStatus.GOOD, b.execute(LUN0, TestInitiator.read16(8, 1), 0, 512, IN, false).status());
+
+        assertEquals(ScsiStatus.GOOD, prout(b, 5, 1, KEY_B, KEY_A).status()); // PREEMPT AND ABORT A
+        final Response keys = readKeys(b);
+        assertEquals(ScsiStatus.GOOD, keys.status());
+        assertEquals(8, ByteBuffer.wrap(bytesAt(b, IN, 16)).getInt(4), "one key left");
+        assertEquals(KEY_B, ByteBuffer.wrap(bytesAt(b, IN, 16)).getLong(8));
+
+        a.close();
+        final TestInitiator again = login(0xA);
+        final Response told = again.execute(LUN0, new byte[6], 0, 0, IN, false); // TEST UNIT READY
+        assertEquals(ScsiStatus.CHECK_CONDITION, told.status());
+        assertEquals(UNIT_ATTENTION, told.senseKey());
+        assertEquals(REGISTRATIONS_PREEMPTED, told.ascAndQualifier(), "raised while A was logged out");
+        assertEquals(ScsiStatus.RESERVATION_CONFLICT, write(again).status());
+        assertEquals(ScsiStatus.GOOD, write(b).status());
+    }
+}
