@@ -52,6 +52,15 @@ public final class LogicalUnitTable {
         return lun >= 0 && lun < current.length ? current[lun] : null;
     }
 
+    /** Runs {@code action} on each unit, by LUN. */
+    public void forEach(java.util.function.Consumer<LogicalUnit> action) {
+        for (LogicalUnit unit : byLun) {
+            if (unit != null) {
+                action.accept(unit);
+            }
+        }
+    }
+
     /** Number of units. */
     public int size() {
         int n = 0;

@@ -82,8 +82,9 @@ import static org.rdmablock.protocol.scsi.PersistentReserveData.validType;
  * RESERVATIONS PREEMPTED to those a CLEAR removed, RESERVATIONS RELEASED to the other registrants when a Registrants
  * Only or All Registrants reservation is released or a preemption changes its type.
  *
- * <p>Not served yet: persistence through power loss (APTPL; REPORT CAPABILITIES says PTPL_C=0 and a request for it
- * is refused), and the abort half of PREEMPT AND ABORT, which preempts as PREEMPT does.
+ * <p>PREEMPT AND ABORT aborts the preempted nexuses' commands to the unit through the transport's
+ * {@link TaskSetControl} and answers once they have ended. Not served yet: persistence through power loss (APTPL;
+ * REPORT CAPABILITIES says PTPL_C=0 and a request for it is refused).
  */
 public final class PersistentReservations {
     /** The most registrations a unit keeps; one more is INSUFFICIENT REGISTRATION RESOURCES. */
@@ -333,7 +334,8 @@ public final class PersistentReservations {
                         case RESERVE -> reserve(cmd, format, d, s, n, mine);
                         case RELEASE -> release(cmd, format, d, s, n);
                         case CLEAR -> clear(cmd, s, n);
-                        case PREEMPT, PREEMPT_AND_ABORT -> preempt(cmd, format, d, s, n, mine, serviceActionKey);
+                        case PREEMPT, PREEMPT_AND_ABORT -> preempt(cmd, format, d, s, n, mine, serviceActionKey,
+                                action == PREEMPT_AND_ABORT);
                         default -> registerAndMove(cmd, format, s, n, mine, serviceActionKey, data, base, length);
                     }
                 }
@@ -428,7 +430,7 @@ public final class PersistentReservations {
     }
 
     private void preempt(final ScsiCommand cmd, final SenseFormat format, final CdbDecoder d, final State s, final Nexus n,
-                         final Registration mine, final long victimKey) {
+                         final Registration mine, final long victimKey, final boolean abort) {
         if (!validScopeAndType(cmd, format, d)) {
             return;
         }
@@ -468,6 +470,12 @@ public final class PersistentReservations {
             publish(s.withRegistrations(remaining, newType, allRegistrants(newType) ? null : mine));
         } else {
             publish(s.withRegistrations(remaining, s.type, s.holder));
+        }
+        if (abort && !removed.isEmpty()) {
+            // the answer waits until no command of the preempted nexuses can still change the medium
+            final Nexus[] preempted = removed.stream().map(Registration::nexus).distinct().toArray(Nexus[]::new);
+            cmd.taskSets().abortTasks(this, preempted, cmd, cmd::complete);
+            return;
         }
         cmd.complete();
     }

@@ -37,6 +37,8 @@ public final class ScsiCommand {
     private Nexus nexus;
     /** Whether a transport placed the WRITE's data in the medium before execution (in-place memory LUNs). */
     private boolean placedBeforeExecute;
+    /** How PREEMPT AND ABORT reaches the transport's other commands. */
+    private TaskSetControl taskSets = TaskSetControl.NONE;
 
     private int status;
     private final MemorySegment sense = MemorySegment.ofArray(new byte[SenseData.MAX_LENGTH]);
@@ -170,6 +172,16 @@ public final class ScsiCommand {
 
     boolean placedBeforeExecute() {
         return placedBeforeExecute;
+    }
+
+    /** The transport's reach into its other commands, which PREEMPT AND ABORT aborts (set once per command object). */
+    public ScsiCommand controlTasksWith(final TaskSetControl control) {
+        this.taskSets = java.util.Objects.requireNonNull(control);
+        return this;
+    }
+
+    TaskSetControl taskSets() {
+        return taskSets;
     }
 
     /**

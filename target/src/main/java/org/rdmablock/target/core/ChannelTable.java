@@ -74,6 +74,17 @@ public final class ChannelTable {
         return directory == null ? -1 : directory.channelOf(qpNum);
     }
 
+    /** Whether a channel of I_T nexus {@code nexus} is entered now (a snapshot; intake stage, when one leaves). */
+    boolean anyOf(final org.rdmablock.protocol.scsi.Nexus nexus) {
+        for (int i = 0; i < channels.length(); i++) {
+            final Channel c = channels.get(i);
+            if (c != null && c.nexus == nexus) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Channels entered now (a snapshot). */
     public int count() {
         int n = 0;

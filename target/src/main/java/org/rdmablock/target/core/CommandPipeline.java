@@ -102,8 +102,10 @@ public final class CommandPipeline implements AutoCloseable {
         this.descriptorRegion = pd.registerMemory(arena.allocate((long) slotCount * CommandSlot.DESCRIPTOR_BYTES, 4096),
                 AccessFlags.LOCAL_WRITE);
         final CommandSlot[] slots = new CommandSlot[slotCount];
+        final TaskAborts taskAborts = new TaskAborts(inbox.aborts);
         for (int i = 0; i < slotCount; i++) {
             slots[i] = new CommandSlot(i, inbox.returned, responseRegion, descriptorRegion);
+            slots[i].command.controlTasksWith(taskAborts);
         }
         final PipelineExceptionHandler exceptionHandler = new PipelineExceptionHandler();
         final DirectPosts directPosts = new DirectPosts(inbox.returned);

@@ -143,6 +143,8 @@ public final class CommandSlot implements ScsiCompletion {
     private int tableKey;
     private int tableLength;
     private long tableTotal;
+    /** The PREEMPT AND ABORT that waits for this slot to be given back, or null (intake stage). */
+    TaskAborts.Request drainFor;
     /** Of a post deferred to the end of the poller's cycle ({@link SendBatch}): its chain, length and successor. */
     SendWorkRequest batchChain;
     int batchRequests;

@@ -196,6 +196,13 @@ final class Intake implements EventHandler<PipelineEvent> {
 
     private void release(final CommandSlot slot, final PipelineEvent event) {
         final Channel channel = slot.channel;
+        final TaskAborts.Request drained = slot.drainFor;
+        if (drained != null) {
+            slot.drainFor = null;
+            if (--drained.remaining == 0) {
+                answer(drained);
+            }
+        }
         if (slot.tracked) {
             commands.left(slot);
         }
@@ -216,8 +223,36 @@ final class Intake implements EventHandler<PipelineEvent> {
         release(slot, event);
     }
 
+    /** Aborts the commands of a PREEMPT AND ABORT's preempted nexuses; it is answered when the last gives its slot back. */
+    private void abortPreempted(final TaskAborts.Request request) {
+        for (final CommandSlot slot : all) {
+            if (slot.inUse && slot.drainFor == null && request.reaches(slot)) {
+                if (slot.abortable()) {
+                    slot.abort();
+                }
+                slot.drainFor = request;
+                request.remaining++;
+            }
+        }
+        LOG.info("PREEMPT AND ABORT from {}: {} command(s) of {} preempted nexus(es) aborted (any already executing finish)",
+                request.issuer.channel, request.remaining, request.preempted.length);
+        if (request.remaining == 0) {
+            answer(request);
+        }
+    }
+
+    /** Answers a PREEMPT AND ABORT whose aborted commands are all gone, posting through this stage. */
+    private void answer(final TaskAborts.Request request) {
+        request.issuer.postsThrough(posts);
+        request.done.run();
+    }
+
     /** Every tick: slots back without a completion, timed-out commands, ended connections; then the front end's turn. */
     private void housekeeping(final PipelineEvent event) {
+        TaskAborts.Request preemption;
+        while ((preemption = inbox.aborts.poll()) != null) {
+            abortPreempted(preemption);
+        }
         Channel ended;
         while ((ended = inbox.disconnected.poll()) != null) {
             ended(ended, "the initiator disconnected", 0);
@@ -280,6 +315,10 @@ final class Intake implements EventHandler<PipelineEvent> {
     private void releaseIfDrained(final Channel channel) {
         if (channel.drained() && channels.remove(channel)) {
             LOG.debug("{} closed: its queue pair and buffers released", channel);
+            if (channel.nexus != null && !channels.anyOf(channel.nexus)) {
+                // its nexus is gone (SPC-2 5.5.1): an SPC-2 reservation it held goes with it; persistent ones stay
+                channel.units.forEach(unit -> unit.reservations().nexusLost(channel.nexus));
+            }
             statistics.channelLeft(channel.session);
             try {
                 channel.release();

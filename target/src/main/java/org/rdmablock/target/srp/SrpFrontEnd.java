@@ -1,5 +1,6 @@
 package org.rdmablock.target.srp;
 
+import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.protocol.scsi.SenseCode;
@@ -280,6 +281,12 @@ final class SrpFrontEnd implements FrontEnd {
             }
         }
         aborted += waiting.cancel(waitingCancel.of(channel, allInitiators, lun, oneTask, taskTag));
+        if (function == SrpTaskManagement.LUN_RESET) {
+            final LogicalUnit unit = channel.units().get(LunAddress.decode(lun));
+            if (unit != null) {
+                unit.reservations().logicalUnitReset(); // SPC-2 5.5.1: a reset ends an SPC-2 reservation, not a persistent one
+            }
+        }
         LOG.info("{}: {} on LUN {}{}: {} command(s) aborted (any already executing finish), FUNCTION COMPLETE", channel,
                 taskManagementName(function), LunAddress.decode(lun), oneTask ? " for tag " + Long.toHexString(taskTag) : "", aborted);
         return SrpTaskManagement.RSP_COMPLETE;

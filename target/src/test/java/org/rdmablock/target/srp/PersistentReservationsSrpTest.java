@@ -4,7 +4,10 @@ import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 import org.rdmablock.target.srp.TestInitiator.Response;
 
+import static org.rdmablock.target.Waiting.waitUpTo;
+
 import java.nio.ByteBuffer;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -37,6 +40,32 @@ class PersistentReservationsSrpTest extends TargetTestBase {
     private static Response readKeys(final TestInitiator ini) {
         final byte[] cdb = ByteBuffer.allocate(10).put(0, (byte) 0x5E).putShort(7, (short) 64).array();
         return ini.execute(LUN0, cdb, 0, 64, IN, false);
+    }
+
+    @Test
+    void preemptAndAbortAnswersOnlyOnceThePreemptedWritesAreDone() {
+        final TestInitiator a = login(0xA);
+        final TestInitiator b = login(0xB);
+        assertEquals(ScsiStatus.GOOD, prout(a, 0, 0, 0, KEY_A).status());
+        assertEquals(ScsiStatus.GOOD, prout(b, 0, 0, 0, KEY_B).status());
+        assertEquals(ScsiStatus.GOOD, prout(a, 1, 1, KEY_A, 0).status());
+        lun0Gate.hold();
+        fill(a, OUT, pattern(3 * 512, 5));
+        for (int i = 0; i < 3; i++) {
+            a.submit(10 + i, LUN0, TestInitiator.write16(100 + i, 1), 512, 0, OUT + 512L * i, false);
+        }
+        waitUpTo(SETTLE, "A's writes wait in the backend").until(lun0Gate::heldCount, held -> held == 3);
+
+        final byte[] cdb = ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) 5).put(2, (byte) 1).putInt(5, 24).array();
+        fill(b, OUT, ByteBuffer.allocate(24).putLong(0, KEY_B).putLong(8, KEY_A).array());
+        b.submit(20, LUN0, cdb, 24, 0, OUT, false);
+        waitUpTo(SETTLE, "the preemption is made").until(() -> units.get(0).reservations().registrationCount() == 1);
+        assertEquals(null, b.responseWithin(Duration.ofMillis(300)), "no answer while A's writes can still land");
+        lun0Gate.release();
+        final Response answered = b.awaitResponse();
+        assertEquals(20, answered.tag());
+        assertEquals(ScsiStatus.GOOD, answered.status());
+        assertEquals(ScsiStatus.GOOD, write(b).status());
     }
 
     @Test

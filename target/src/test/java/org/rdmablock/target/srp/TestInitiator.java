@@ -360,6 +360,16 @@ final class TestInitiator implements AutoCloseable {
                 .until(this::pollResponse, Objects::nonNull);
     }
 
+    /** The IU that arrives within {@code window}, or null: a look for an answer that must not have come yet. */
+    Response responseWithin(final Duration window) {
+        try {
+            return waitUpTo(window, "a response from the target").pollInterval(Duration.ZERO)
+                    .until(this::pollResponse, Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            return null;
+        }
+    }
+
     /** Takes one completion off the queue: the IU of a receive, or null (none, or our own SEND's); a failed one throws. */
     private Response pollResponse() {
         if (cq.poll(wc, 1) == 0) {
