@@ -4,6 +4,7 @@ import org.rdmablock.protocol.scsi.BlockBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.target.backend.LunBackend;
 import org.rdmablock.target.config.ConfigChange;
@@ -11,6 +12,7 @@ import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.LunConfig;
 import org.rdmablock.target.config.TargetConfig;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -44,6 +46,10 @@ public final class LunInventory implements AutoCloseable {
     }
 
     private final BackendOpener opener;
+    /** The I_T nexuses persistent reservations name; the target's logins share it. */
+    private final NexusRegistry nexuses;
+    /** Where each LUN's persistent reservations are kept through power loss, or null (APTPL refused). */
+    private final Path reservationsFolder;
     private final long idExt;
     private final int maxTransferBytes;
     private final Map<Integer, Lun> luns = new LinkedHashMap<>();
@@ -54,9 +60,21 @@ public final class LunInventory implements AutoCloseable {
     private record Lun(LunConfig config, BlockBackend backend, LogicalUnit unit) {
     }
 
-    /** Opens every LUN of {@code config}; on a failure closes what it opened and throws, naming the LUN. */
+    /** Opens every LUN of {@code config}, with no place to keep reservations through power loss. */
     public LunInventory(final TargetConfig config, final BackendOpener opener) {
+        this(config, opener, new NexusRegistry(), null);
+    }
+
+    /**
+     * Opens every LUN of {@code config}; on a failure closes what it opened and throws, naming the LUN. Each unit's
+     * persistent reservations are kept through power loss in {@code reservationsFolder} (null: refused), and a state
+     * saved there is taken back, naming its nexuses in {@code nexuses}.
+     */
+    public LunInventory(final TargetConfig config, final BackendOpener opener, final NexusRegistry nexuses,
+                        final Path reservationsFolder) {
         this.opener = Objects.requireNonNull(opener);
+        this.nexuses = Objects.requireNonNull(nexuses);
+        this.reservationsFolder = reservationsFolder;
         this.idExt = config.identity().idExt();
         this.maxTransferBytes = (int) Math.min(config.channel().maxIoSize(), 1 << 30);
         try {
@@ -91,7 +109,32 @@ public final class LunInventory implements AutoCloseable {
                 .thinProvisioning(backend.supportsUnmap())
                 .maxTransferBytes(Math.max(lun.blockSize(), maxTransferBytes))
                 .build();
-        return new Lun(lun, backend, new LogicalUnit(lun.number(), unitConfig, backend));
+        final Lun opened = new Lun(lun, backend, new LogicalUnit(lun.number(), unitConfig, backend));
+        if (reservationsFolder != null) {
+            keepReservations(opened);
+        }
+        return opened;
+    }
+
+    /** Keeps {@code unit}'s persistent reservations in its file and takes back what was saved there. */
+    private void keepReservations(final Lun opened) {
+        final LogicalUnit unit = opened.unit();
+        final AptplFiles store = new AptplFiles(reservationsFolder, unit.lun());
+        try {
+            if (unit.reservations().persistIn(store, nexuses, unit.config().serialNumber())) {
+                LOG.info("LUN {}: persistent reservations taken back from {} ({} registration(s), generation {})",
+                        unit.lun(), store.describe(), unit.reservations().registrationCount(),
+                        Integer.toUnsignedString(unit.reservations().generation()));
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            closeBackend(opened);
+            throw new IllegalStateException("LUN " + unit.lun() + ": its persistent reservations: " + e.getMessage(), e);
+        }
+    }
+
+    /** The I_T nexuses the units' reservations name, which the target's logins are to share. */
+    public NexusRegistry nexuses() {
+        return nexuses;
     }
 
     /** The units {@code initiator} may use, or null when no LUN allows it (its login is refused). */

@@ -12,7 +12,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -212,14 +211,7 @@ public final class RunningConfiguration {
         final Path temporary = absolute.resolveSibling("." + absolute.getFileName() + ".tmp");
         boolean renamed = false;
         try {
-            try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                final ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
-                while (bytes.hasRemaining()) {
-                    out.write(bytes);
-                }
-                out.force(true);
-            }
+            AptplFiles.writeDurably(temporary, text.getBytes(StandardCharsets.UTF_8));
             if (Files.exists(absolute)) {
                 Files.setPosixFilePermissions(temporary, Files.getPosixFilePermissions(absolute));
                 keepAsBackup(absolute);
@@ -231,9 +223,7 @@ public final class RunningConfiguration {
                 Files.deleteIfExists(temporary);
             }
         }
-        try (FileChannel folder = FileChannel.open(absolute.getParent(), StandardOpenOption.READ)) {
-            folder.force(true); // the renames themselves durable
-        }
+        AptplFiles.syncFolder(absolute.getParent()); // the renames themselves durable
         LOG.info("saved the running configuration to {} (the previous file is {}.bak)", absolute, absolute.getFileName());
         return absolute;
     }

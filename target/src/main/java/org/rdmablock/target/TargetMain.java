@@ -1,5 +1,6 @@
 package org.rdmablock.target;
 
+import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.target.admin.AdminCommand;
 import org.rdmablock.target.admin.AdminEndpoint;
 import org.rdmablock.target.admin.AdminMethods;
@@ -116,7 +117,10 @@ public final class TargetMain implements Callable<Integer> {
         }
         final LunInventory inventory;
         try {
-            inventory = new LunInventory(cfg, BackendFactory::open);
+            // persistent reservations that persist through power loss live next to the config file; the embedded
+            // default has none, and refuses APTPL
+            inventory = new LunInventory(cfg, BackendFactory::open, new NexusRegistry(), config == null ? null
+                    : TargetConfig.baseDirectory(config).resolve(AptplFiles.FOLDER));
         } catch (RuntimeException e) {
             err.println("cannot open the LUNs of " + cfg.source() + ": " + e.getMessage());
             return EXIT_START;
@@ -144,7 +148,7 @@ public final class TargetMain implements Callable<Integer> {
             return EXIT_START;
         }
         try {
-            target = SrpTarget.start(devices, inventory::unitsFor, statistics);
+            target = SrpTarget.start(devices, inventory::unitsFor, statistics, inventory.nexuses());
         } catch (RuntimeException e) {
             devices.close();
             closeOnFailure(endpoint, inventory);

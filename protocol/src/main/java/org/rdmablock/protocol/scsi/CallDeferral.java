@@ -26,6 +26,12 @@ public interface CallDeferral {
     void deferUnmap(BlockBackend backend, long deviceOffset, long length, BackendCallback callback);
 
     /**
+     * Records a call of the engine's own that waits on a device (a persistent reservation's fsync): the caller has
+     * {@code call} run on a thread that may wait, and it completes the command itself.
+     */
+    void deferCall(Runnable call);
+
+    /**
      * 16 bytes of native memory, 8-aligned, that the backend may use while it tries a call without waiting (one
      * {@code struct iovec} for {@code preadv2(RWF_NOWAIT)}): this deferral's own, so no thread-local is needed.
      */

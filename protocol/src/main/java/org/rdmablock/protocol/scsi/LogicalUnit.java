@@ -239,7 +239,16 @@ public final class LogicalUnit {
         switch (d.kind()) {
             case RESERVE -> reservations.reserve6(cmd);
             case RELEASE -> reservations.release6(cmd);
-            default -> reservations.out(cmd, d, senseFormat());
+            default -> {
+                CallDeferral deferral = cmd.deferral();
+                if (deferral != null && reservations.writesStore(d, cmd.dataBuffer(), cmd.dataBufferOffset(),
+                        cmd.expectedDataOutLength())) {
+                    SenseFormat format = senseFormat();
+                    deferral.deferCall(() -> reservations.out(cmd, d, format)); // its fsync waits on a device
+                    return;
+                }
+                reservations.out(cmd, d, senseFormat());
+            }
         }
     }
 

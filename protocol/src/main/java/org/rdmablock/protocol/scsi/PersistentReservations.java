@@ -1,8 +1,11 @@
 package org.rdmablock.protocol.scsi;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 
 import static org.rdmablock.protocol.scsi.BigEndian.get16;
@@ -43,6 +46,8 @@ import static org.rdmablock.protocol.scsi.PersistentReserveData.LU_SCOPE;
 import static org.rdmablock.protocol.scsi.PersistentReserveData.MOVE_FLAGS_OFFSET;
 import static org.rdmablock.protocol.scsi.PersistentReserveData.PREEMPT;
 import static org.rdmablock.protocol.scsi.PersistentReserveData.PREEMPT_AND_ABORT;
+import static org.rdmablock.protocol.scsi.PersistentReserveData.PTPL_A;
+import static org.rdmablock.protocol.scsi.PersistentReserveData.PTPL_C;
 import static org.rdmablock.protocol.scsi.PersistentReserveData.READ_KEYS;
 import static org.rdmablock.protocol.scsi.PersistentReserveData.READ_RESERVATION;
 import static org.rdmablock.protocol.scsi.PersistentReserveData.REGISTER;
@@ -83,8 +88,11 @@ import static org.rdmablock.protocol.scsi.PersistentReserveData.validType;
  * Only or All Registrants reservation is released or a preemption changes its type.
  *
  * <p>PREEMPT AND ABORT aborts the preempted nexuses' commands to the unit through the transport's
- * {@link TaskSetControl} and answers once they have ended. Not served yet: persistence through power loss (APTPL;
- * REPORT CAPABILITIES says PTPL_C=0 and a request for it is refused).
+ * {@link TaskSetControl} and answers once they have ended. With a {@link ReservationStore} ({@link #persistIn}), an
+ * initiator may ask for the state to persist through power loss (APTPL): from then on each change is durable in the
+ * store before it is answered or seen, and a restart takes it back. Without one, REPORT CAPABILITIES says PTPL_C=0
+ * and APTPL is refused. A PERSISTENT RESERVE OUT that writes the store waits on the device; the caller moves it to a
+ * thread that may ({@link #writesStore}).
  */
 public final class PersistentReservations {
     /** The most registrations a unit keeps; one more is INSUFFICIENT REGISTRATION RESOURCES. */
@@ -99,7 +107,7 @@ public final class PersistentReservations {
 
     /** One state of the unit's reservations: replaced whole, never changed. */
     static final class State {
-        static final State EMPTY = new State(0, new Registration[0], 0, null, null);
+        static final State EMPTY = new State(0, new Registration[0], 0, null, null, false);
 
         final int generation;
         final Registration[] registrations;
@@ -109,14 +117,17 @@ public final class PersistentReservations {
         final Registration holder;
         /** The nexus holding an SPC-2 reservation, or null. */
         final Nexus spc2Holder;
+        /** Activate Persist Through Power Loss, as the last REGISTER or REGISTER AND MOVE set it. */
+        final boolean aptpl;
 
         State(final int generation, final Registration[] registrations, final int type, final Registration holder,
-              final Nexus spc2Holder) {
+              final Nexus spc2Holder, final boolean aptpl) {
             this.generation = generation;
             this.registrations = registrations;
             this.type = type;
             this.holder = holder;
             this.spc2Holder = spc2Holder;
+            this.aptpl = aptpl;
         }
 
         Registration registrationOf(final Nexus n) {
@@ -140,20 +151,28 @@ public final class PersistentReservations {
         }
 
         State withRegistrations(final Registration[] next, final int nextType, final Registration nextHolder) {
-            return new State(generation + 1, next, nextType, nextHolder, spc2Holder);
+            return new State(generation + 1, next, nextType, nextHolder, spc2Holder, aptpl);
         }
 
         State withReservation(final int nextType, final Registration nextHolder) {
-            return new State(generation, registrations, nextType, nextHolder, spc2Holder);
+            return new State(generation, registrations, nextType, nextHolder, spc2Holder, aptpl);
         }
 
         State withSpc2Holder(final Nexus n) {
-            return new State(generation, registrations, type, holder, n);
+            return new State(generation, registrations, type, holder, n, aptpl);
+        }
+
+        State withAptpl(final boolean persist) {
+            return new State(generation, registrations, type, holder, spc2Holder, persist);
         }
     }
 
     private final int lun;
     private final Object lock = new Object();
+    /** Where the state is kept through power loss, or null: APTPL refused (PTPL_C=0). Set before the unit serves. */
+    private volatile ReservationStore store;
+    /** The unit's serial number: a saved state of another unit at this LUN number is not taken. */
+    private String serial;
     /** The whole state; read and replaced under {@link #lock}. */
     private volatile State state = State.EMPTY;
     /** {@link #state} while a reservation of either kind exists, null otherwise: what every command reads once. */
@@ -161,6 +180,21 @@ public final class PersistentReservations {
 
     PersistentReservations(final int lun) {
         this.lun = lun;
+    }
+
+    /**
+     * Whether the PERSISTENT RESERVE OUT {@code d} decoded may write the store (the state persists, or the parameter
+     * list asks it to): what makes the engine run it where a call may wait. {@code parameters} is the data-out.
+     */
+    boolean writesStore(final CdbDecoder d, final MemorySegment parameters, final long offset, final long available) {
+        if (store == null || d.kind() != CommandKind.PERSISTENT_RESERVE_OUT) {
+            return false;
+        }
+        if (state.aptpl) {
+            return true;
+        }
+        final int at = d.serviceAction() == REGISTER_AND_MOVE ? MOVE_FLAGS_OFFSET : FLAGS_OFFSET;
+        return available > at && (get8(parameters, offset + at) & APTPL) != 0;
     }
 
     /** The state while a reservation exists, or null (one volatile read). */
@@ -186,6 +220,94 @@ public final class PersistentReservations {
     private void publish(final State next) {
         state = next;
         reserved = next.reserved() ? next : null;
+    }
+
+    // ---- persistence through power loss (APTPL) ----
+
+    /** The first line of a saved state, with its format's version. */
+    static final String FORMAT = "rdmablock-reservations 1";
+
+    /**
+     * Keeps the state in {@code where} from now on, whenever an initiator asks for persistence (APTPL), and takes the
+     * state saved there, if any, unless it was saved for a unit of another serial number than {@code unitSerial}. Call
+     * before the unit serves. Returns whether a saved state was taken.
+     *
+     * @throws IllegalStateException when the saved state cannot be read, naming where and which line
+     */
+    public boolean persistIn(final ReservationStore where, final NexusRegistry registry, final String unitSerial)
+            throws IOException {
+        synchronized (lock) {
+            this.serial = unitSerial;
+            this.store = where;
+            final String text = where.load();
+            if (text == null) {
+                return false;
+            }
+            final State restored = decode(text, registry, where.describe());
+            if (restored == null) {
+                return false;
+            }
+            publish(restored);
+            return true;
+        }
+    }
+
+    /** The state as its store keeps it: a line of text per fact. */
+    private String encode(final State s) {
+        final StringBuilder out = new StringBuilder(FORMAT).append('\n');
+        out.append("unit ").append(serial).append('\n');
+        out.append("generation ").append(Integer.toUnsignedString(s.generation)).append('\n');
+        int holderIndex = -1;
+        for (int i = 0; i < s.registrations.length; i++) {
+            final Registration r = s.registrations[i];
+            out.append("registration ").append(HexFormat.of().formatHex(r.nexus().transportId())).append(' ')
+                    .append(r.nexus().relativeTargetPort()).append(' ').append(r.allTargetPorts() ? "all-ports" : "one-port")
+                    .append(' ').append(Long.toHexString(r.key())).append('\n');
+            holderIndex = r == s.holder ? i : holderIndex;
+        }
+        if (s.type != 0) {
+            out.append("reservation ").append(s.type).append(' ').append(holderIndex).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** The state {@code text} holds, or null when it is another unit's; throws naming the line it cannot read. */
+    private State decode(final String text, final NexusRegistry registry, final String where) {
+        final String[] lines = text.split("\n");
+        if (lines.length < 3 || !lines[0].equals(FORMAT)) {
+            throw new IllegalStateException(where + ", line 1: not a saved reservation state (\"" + FORMAT + "\" expected)");
+        }
+        if (!lines[1].equals("unit " + serial)) {
+            return null;
+        }
+        int generation = 0;
+        final List<Registration> registrations = new ArrayList<>();
+        int type = 0;
+        Registration holder = null;
+        for (int i = 2; i < lines.length; i++) {
+            final String[] f = lines[i].trim().split(" ");
+            try {
+                switch (f[0]) {
+                    case "generation" -> generation = Integer.parseUnsignedInt(f[1]);
+                    case "registration" -> registrations.add(new Registration(
+                            registry.of(HexFormat.of().parseHex(f[1]), Integer.parseInt(f[2])),
+                            Long.parseUnsignedLong(f[4], 16), f[3].equals("all-ports")));
+                    case "reservation" -> {
+                        type = Integer.parseInt(f[1]);
+                        final int index = Integer.parseInt(f[2]);
+                        if (!validType(type) || (index < 0) != allRegistrants(type)) {
+                            throw new IllegalArgumentException("type " + type + " with holder " + index);
+                        }
+                        holder = index < 0 ? null : registrations.get(index);
+                    }
+                    default -> throw new IllegalArgumentException("unknown entry " + f[0]);
+                }
+            } catch (RuntimeException e) {
+                throw new IllegalStateException(where + ", line " + (i + 1) + ": cannot read \"" + lines[i] + "\" ("
+                        + e.getMessage() + ")", e);
+            }
+        }
+        return new State(generation, registrations.toArray(new Registration[0]), type, holder, null, true);
     }
 
     // ---- the check every command makes while a reservation exists ----
@@ -251,8 +373,8 @@ public final class PersistentReservations {
             case REPORT_CAPABILITIES -> {
                 final MemorySegment out = cmd.scratch(CAPABILITIES_LENGTH);
                 put16(out, CAPABILITIES_LENGTH_OFFSET, CAPABILITIES_LENGTH);
-                put8(out, CAPABILITIES_FLAGS_OFFSET, CRH | ATP_C);
-                put8(out, CAPABILITIES_TYPES_OFFSET, TMV);
+                put8(out, CAPABILITIES_FLAGS_OFFSET, CRH | ATP_C | (store != null ? PTPL_C : 0));
+                put8(out, CAPABILITIES_TYPES_OFFSET, TMV | (s.aptpl ? PTPL_A : 0));
                 put16(out, TYPE_MASK_OFFSET, ALL_TYPES_MASK);
                 cmd.completeWithData(CAPABILITIES_LENGTH, allocation);
             }
@@ -333,7 +455,7 @@ public final class PersistentReservations {
                     switch (action) {
                         case RESERVE -> reserve(cmd, format, d, s, n, mine);
                         case RELEASE -> release(cmd, format, d, s, n);
-                        case CLEAR -> clear(cmd, s, n);
+                        case CLEAR -> clear(cmd, format, s, n);
                         case PREEMPT, PREEMPT_AND_ABORT -> preempt(cmd, format, d, s, n, mine, serviceActionKey,
                                 action == PREEMPT_AND_ABORT);
                         default -> registerAndMove(cmd, format, s, n, mine, serviceActionKey, data, base, length);
@@ -345,8 +467,9 @@ public final class PersistentReservations {
 
     private void register(final ScsiCommand cmd, final SenseFormat format, final State s, final Nexus n,
                           final Registration mine, final long key, final long newKey, final int flags, final boolean ignoreKey) {
-        if ((flags & APTPL) != 0) {
-            // PTPL_C=0: the state does not survive a power loss here
+        final boolean aptpl = (flags & APTPL) != 0;
+        if (aptpl && store == null) {
+            // PTPL_C=0 without a place to keep the state: it cannot survive a power loss here
             parameterError(cmd, format, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, FLAGS_OFFSET, APTPL_BIT);
             return;
         }
@@ -355,16 +478,18 @@ public final class PersistentReservations {
                 cmd.reservationConflict();
                 return;
             }
-            if (newKey != 0) {
-                if (s.registrations.length >= MAX_REGISTRATIONS) {
-                    parameterError(cmd, format, SenseCode.INSUFFICIENT_REGISTRATION_RESOURCES, SenseData.NO_FIELD, -1);
-                    return;
-                }
-                final Registration[] next = Arrays.copyOf(s.registrations, s.registrations.length + 1);
-                next[s.registrations.length] = new Registration(n, newKey, (flags & ALL_TG_PT) != 0);
-                publish(s.withRegistrations(next, s.type, s.holder));
+            if (newKey == 0) {
+                cmd.complete(); // unregistered to unregistered: nothing changes
+                return;
             }
-            cmd.complete();
+            if (s.registrations.length >= MAX_REGISTRATIONS) {
+                parameterError(cmd, format, SenseCode.INSUFFICIENT_REGISTRATION_RESOURCES, SenseData.NO_FIELD, -1);
+                return;
+            }
+            final Registration[] next = append(s.registrations, new Registration(n, newKey, (flags & ALL_TG_PT) != 0));
+            if (commit(cmd, format, s, s.withRegistrations(next, s.type, s.holder).withAptpl(aptpl))) {
+                cmd.complete();
+            }
             return;
         }
         if (!ignoreKey && key != mine.key()) {
@@ -373,22 +498,23 @@ public final class PersistentReservations {
         }
         if (newKey != 0) {
             final Registration rekeyed = new Registration(mine.nexus(), newKey, mine.allTargetPorts());
-            publish(s.withRegistrations(replace(s.registrations, mine, rekeyed), s.type, s.holder == mine ? rekeyed : s.holder));
-            cmd.complete();
+            final State next = s.withRegistrations(replace(s.registrations, mine, rekeyed), s.type,
+                    s.holder == mine ? rekeyed : s.holder).withAptpl(aptpl);
+            if (commit(cmd, format, s, next)) {
+                cmd.complete();
+            }
             return;
         }
         final Registration[] remaining = without(s.registrations, List.of(mine));
-        int type = s.type;
-        Registration holder = s.holder;
-        if (s.holder == mine || allRegistrants(s.type) && remaining.length == 0) {
-            // SPC-4 5.13.11.2.2: the holder unregistered, so the reservation goes; RO's registrants are told
-            if (s.type == WRITE_EXCLUSIVE_REGISTRANTS_ONLY || s.type == EXCLUSIVE_ACCESS_REGISTRANTS_ONLY) {
-                tell(remaining, n, SenseCode.RESERVATIONS_RELEASED);
-            }
-            type = 0;
-            holder = null;
+        final boolean released = s.holder == mine || allRegistrants(s.type) && remaining.length == 0;
+        final State next = released ? s.withRegistrations(remaining, 0, null) : s.withRegistrations(remaining, s.type, s.holder);
+        if (!commit(cmd, format, s, next.withAptpl(aptpl))) {
+            return;
         }
-        publish(s.withRegistrations(remaining, type, holder));
+        if (released && (s.type == WRITE_EXCLUSIVE_REGISTRANTS_ONLY || s.type == EXCLUSIVE_ACCESS_REGISTRANTS_ONLY)) {
+            // SPC-4 5.13.11.2.2: the holder unregistered, so the reservation went; RO's registrants are told
+            tell(remaining, n, SenseCode.RESERVATIONS_RELEASED);
+        }
         cmd.complete();
     }
 
@@ -398,8 +524,9 @@ public final class PersistentReservations {
             return;
         }
         if (s.type == 0) {
-            publish(s.withReservation(d.reservationType(), allRegistrants(d.reservationType()) ? null : mine));
-            cmd.complete();
+            if (commit(cmd, format, s, s.withReservation(d.reservationType(), allRegistrants(d.reservationType()) ? null : mine))) {
+                cmd.complete();
+            }
         } else if (s.holds(n) && s.type == d.reservationType()) {
             cmd.complete(); // SPC-4 5.13.9: the same reservation again changes nothing
         } else {
@@ -416,17 +543,20 @@ public final class PersistentReservations {
             parameterError(cmd, format, SenseCode.INVALID_RELEASE_OF_PERSISTENT_RESERVATION, SenseData.NO_FIELD, -1);
             return;
         }
+        if (!commit(cmd, format, s, s.withReservation(0, null))) {
+            return;
+        }
         if (registrantsAdmitted(s.type)) {
             tell(s.registrations, n, SenseCode.RESERVATIONS_RELEASED);
         }
-        publish(s.withReservation(0, null));
         cmd.complete();
     }
 
-    private void clear(final ScsiCommand cmd, final State s, final Nexus n) {
-        tell(s.registrations, n, SenseCode.RESERVATIONS_PREEMPTED);
-        publish(s.withRegistrations(new Registration[0], 0, null));
-        cmd.complete();
+    private void clear(final ScsiCommand cmd, final SenseFormat format, final State s, final Nexus n) {
+        if (commit(cmd, format, s, s.withRegistrations(new Registration[0], 0, null))) {
+            tell(s.registrations, n, SenseCode.RESERVATIONS_PREEMPTED);
+            cmd.complete();
+        }
     }
 
     private void preempt(final ScsiCommand cmd, final SenseFormat format, final CdbDecoder d, final State s, final Nexus n,
@@ -462,14 +592,15 @@ public final class PersistentReservations {
             takesReservation = false;
         }
         final Registration[] remaining = without(s.registrations, removed);
+        final State next = takesReservation
+                ? s.withRegistrations(remaining, newType, allRegistrants(newType) ? null : mine)
+                : s.withRegistrations(remaining, s.type, s.holder);
+        if (!commit(cmd, format, s, next)) {
+            return;
+        }
         tell(removed.toArray(new Registration[0]), n, SenseCode.REGISTRATIONS_PREEMPTED);
-        if (takesReservation) {
-            if (s.type != newType) {
-                tell(remaining, n, SenseCode.RESERVATIONS_RELEASED);
-            }
-            publish(s.withRegistrations(remaining, newType, allRegistrants(newType) ? null : mine));
-        } else {
-            publish(s.withRegistrations(remaining, s.type, s.holder));
+        if (takesReservation && s.type != newType) {
+            tell(remaining, n, SenseCode.RESERVATIONS_RELEASED);
         }
         if (abort && !removed.isEmpty()) {
             // the answer waits until no command of the preempted nexuses can still change the medium
@@ -493,7 +624,8 @@ public final class PersistentReservations {
             return;
         }
         final int moveFlags = get8(data, base + MOVE_FLAGS_OFFSET);
-        if ((moveFlags & APTPL) != 0) {
+        final boolean aptpl = (moveFlags & APTPL) != 0;
+        if (aptpl && store == null) {
             parameterError(cmd, format, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, MOVE_FLAGS_OFFSET, APTPL_BIT);
             return;
         }
@@ -511,21 +643,43 @@ public final class PersistentReservations {
             parameterError(cmd, format, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, TRANSPORT_ID_OFFSET, -1);
             return;
         }
-        final byte[] transportId = data.asSlice(base + TRANSPORT_ID_OFFSET, parsed).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        final byte[] transportId = data.asSlice(base + TRANSPORT_ID_OFFSET, parsed).toArray(ValueLayout.JAVA_BYTE);
         final Nexus destination = n.registry().of(transportId, relativePort);
         if (destination == n) {
             parameterError(cmd, format, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, TRANSPORT_ID_OFFSET, -1);
             return;
         }
-        final boolean unregister = (moveFlags & UNREG) != 0;
         final Registration existing = s.registrationOf(destination);
         final Registration moved = new Registration(destination, newKey, existing != null && existing.allTargetPorts());
         Registration[] next = existing != null ? replace(s.registrations, existing, moved) : append(s.registrations, moved);
-        if (unregister) {
+        if ((moveFlags & UNREG) != 0) {
             next = without(next, List.of(mine));
         }
-        publish(s.withRegistrations(next, s.type, moved));
-        cmd.complete();
+        if (commit(cmd, format, s, s.withRegistrations(next, s.type, moved).withAptpl(aptpl))) {
+            cmd.complete();
+        }
+    }
+
+    /**
+     * Makes {@code next} the state: first durable, when the state persists through power loss (APTPL) now or did
+     * before, then seen by every command. False, with the command answered INTERNAL TARGET FAILURE and nothing
+     * changed, when the store could not take it.
+     */
+    private boolean commit(final ScsiCommand cmd, final SenseFormat format, final State s, final State next) {
+        if (store != null && (s.aptpl || next.aptpl)) {
+            try {
+                if (next.aptpl) {
+                    store.save(encode(next));
+                } else {
+                    store.delete();
+                }
+            } catch (IOException | RuntimeException e) {
+                cmd.checkCondition(format, SenseCode.INTERNAL_TARGET_FAILURE, -1, SenseData.NO_FIELD, false, -1);
+                return false;
+            }
+        }
+        publish(next);
+        return true;
     }
 
     // ---- SPC-2 RESERVE(6) / RELEASE(6) ----

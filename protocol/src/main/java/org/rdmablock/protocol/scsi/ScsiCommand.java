@@ -184,6 +184,11 @@ public final class ScsiCommand {
         return taskSets;
     }
 
+    /** Where calls that would wait go now, or null when this thread may wait ({@link #deferBlockingCallsTo}). */
+    CallDeferral deferral() {
+        return deferral;
+    }
+
     /**
      * Says, before the command runs on a thread, whether that thread may wait on a device: null when it may (the
      * default); otherwise the {@link CallDeferral} its backend calls that would wait are left in, to be made by a

@@ -323,4 +323,95 @@ class PersistentReservationsTest {
         assertGoodBecause(write(b), "data already placed is answered as it landed");
         h.cmd.placedBeforeExecute(false);
     }
+
+    /** A store in memory that can be told to fail. */
+    private static final class MemoryStore implements ReservationStore {
+        String saved;
+        boolean failing;
+        int writes;
+
+        @Override
+        public String load() {
+            return saved;
+        }
+
+        @Override
+        public void save(final String text) throws java.io.IOException {
+            if (failing) {
+                throw new java.io.IOException("disk full");
+            }
+            writes++;
+            saved = text;
+        }
+
+        @Override
+        public void delete() throws java.io.IOException {
+            if (failing) {
+                throw new java.io.IOException("read-only");
+            }
+            writes++;
+            saved = null;
+        }
+
+        @Override
+        public String describe() {
+            return "memory";
+        }
+    }
+
+    @Test
+    void aStateAskedToPersistIsSavedOnEachChangeAndTakenBackByTheSameUnitOnly() throws Exception {
+        final MemoryStore store = new MemoryStore();
+        h.unit.reservations().persistIn(store, registry, "SN0001");
+        assertEquals(0x15, prin(a, 2).get(2) & 0xFF, "PTPL_C with a store");
+        assertGood(prout(a, REGISTER, 0, 0, KEY_A, 0x01));           // APTPL
+        assertGood(prout(b, REGISTER, 0, 0, KEY_B, 0x01));
+        assertGood(prout(a, RESERVE, WRITE_EXCLUSIVE_REGISTRANTS_ONLY, KEY_A, 0));
+        assertEquals(3, store.writes, "each change saved, the reservation too");
+        assertEquals(0x81, prin(a, 2).get(3) & 0xFF, "TMV and PTPL_A");
+
+        final LunHarness restarted = LunHarness.of(512);
+        final NexusRegistry after = new NexusRegistry();
+        assertEquals(true, restarted.unit.reservations().persistIn(store, after, "SN0001"));
+        final Nexus a2 = after.ofSrp(0xAAAAL, 1, 1);
+        final Nexus c2 = after.ofSrp(0xCCCCL, 3, 1);
+        restarted.cmd.setNexus(c2);
+        assertEquals(ScsiStatus.RESERVATION_CONFLICT, restarted.run(Cdbs.rw10(true, 0, 1, false), new byte[512], 0).status());
+        restarted.cmd.setNexus(a2);
+        assertGood(restarted.run(Cdbs.rw10(true, 0, 1, false), new byte[512], 0));
+        assertGood(restarted.run(Cdbs.persistentReserveIn(0, 64), 64));
+        final ByteBuffer keys = ByteBuffer.wrap(restarted.dataIn());
+        assertEquals(2, keys.getInt(0), "the generation kept");
+        assertEquals(KEY_A, keys.getLong(8));
+        assertEquals(KEY_B, keys.getLong(16));
+
+        assertEquals(false, LunHarness.of(512).unit.reservations().persistIn(store, new NexusRegistry(), "SN0002"),
+                "another unit's state is not taken");
+    }
+
+    @Test
+    void aStoreThatFailsLeavesTheStateAsItWasAndPersistenceOffRemovesIt() throws Exception {
+        final MemoryStore store = new MemoryStore();
+        h.unit.reservations().persistIn(store, registry, "SN0001");
+        assertGood(prout(a, REGISTER, 0, 0, KEY_A, 0x01));
+        store.failing = true;
+        assertCheckCondition(prout(b, REGISTER, 0, 0, KEY_B, 0x01), SenseCode.INTERNAL_TARGET_FAILURE);
+        assertArrayEquals(new long[] {KEY_A}, keys(), "nothing changed");
+        assertCheckCondition(prout(a, RESERVE, WRITE_EXCLUSIVE, KEY_A, 0), SenseCode.INTERNAL_TARGET_FAILURE);
+        assertNull(reservation());
+        store.failing = false;
+        assertGood(prout(a, REGISTER_AND_IGNORE, 0, 0, KEY_A, 0)); // APTPL=0: no longer kept
+        assertNull(store.saved);
+        assertGood(prout(b, REGISTER, 0, 0, KEY_B));
+        assertNull(store.saved, "not saved while persistence is off");
+    }
+
+    @Test
+    void aSavedStateThatCannotBeReadNamesItsLine() {
+        final MemoryStore store = new MemoryStore();
+        store.saved = PersistentReservations.FORMAT + "\nunit SN0001\ngeneration 3\nregistration zz 1 one-port a1\n";
+        final IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> h.unit.reservations().persistIn(store, registry, "SN0001"));
+        assertEquals(true, e.getMessage().startsWith("memory, line 4: "), e.getMessage());
+    }
 }

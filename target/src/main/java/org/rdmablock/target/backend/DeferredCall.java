@@ -27,6 +27,7 @@ public final class DeferredCall implements CallDeferral {
     private static final int WRITE = 2;
     private static final int FLUSH = 3;
     private static final int UNMAP = 4;
+    private static final int CALL = 5;
 
     /** One {@code struct iovec} for a non-blocking preadv2 of this command's (one call at a time). */
     private final MemorySegment iovec = Arena.ofAuto().allocate(16, 8);
@@ -38,6 +39,8 @@ public final class DeferredCall implements CallDeferral {
     private long length;
     private boolean forceUnitAccess;
     private BackendCallback callback;
+    /** The engine's own call ({@link #deferCall}), which completes its command itself. */
+    private Runnable call;
 
     /** Whether a call waits here for a blocking-call thread. */
     public boolean pending() {
@@ -53,7 +56,9 @@ public final class DeferredCall implements CallDeferral {
         final BlockBackend target = backend;
         final MemorySegment data = buffer;
         final BackendCallback done = callback;
+        final Runnable own = call;
         operation = NONE;
+        call = null;
         backend = null;
         buffer = null;
         callback = null;
@@ -62,6 +67,7 @@ public final class DeferredCall implements CallDeferral {
             case WRITE -> target.write(deviceOffset, data, bufferOffset, (int) length, forceUnitAccess, done);
             case FLUSH -> target.flush(done);
             case UNMAP -> target.unmap(deviceOffset, length, done);
+            case CALL -> own.run();
             default -> throw new IllegalStateException("no deferred call to run");
         }
     }
@@ -93,6 +99,12 @@ public final class DeferredCall implements CallDeferral {
     public void deferUnmap(final BlockBackend backend, final long deviceOffset, final long length,
                            final BackendCallback callback) {
         defer(UNMAP, backend, deviceOffset, null, 0, length, false, callback);
+    }
+
+    @Override
+    public void deferCall(final Runnable engineCall) {
+        defer(CALL, null, 0, null, 0, 0, false, null);
+        this.call = engineCall;
     }
 
     private void defer(final int op, final BlockBackend backend, final long deviceOffset, final MemorySegment buffer,

@@ -68,7 +68,7 @@ public final class SrpTarget implements AutoCloseable {
     /** This target's front end on the pipeline, once the first connection made it (null until then). */
     private volatile SrpFrontEnd frontEnd;
     /** The I_T nexuses of the initiator ports that logged in (or that a REGISTER AND MOVE named). */
-    private final NexusRegistry nexuses = new NexusRegistry();
+    private final NexusRegistry nexuses;
     /** The one target port this target has (id_ext + ioc_guid): relative target port 1 (SPC-4 7.8.6.5). */
     static final int RELATIVE_TARGET_PORT = 1;
 
@@ -88,7 +88,8 @@ public final class SrpTarget implements AutoCloseable {
      */
     public static SrpTarget start(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
                                   final TargetStatistics statistics) {
-        return TargetDevice.startAlone(config, statistics, device -> new SrpTarget(config, unitsFor, statistics, device, true));
+        return TargetDevice.startAlone(config, statistics,
+                device -> new SrpTarget(config, unitsFor, statistics, device, true, new NexusRegistry()));
     }
 
     /**
@@ -97,12 +98,20 @@ public final class SrpTarget implements AutoCloseable {
      */
     public static SrpTarget start(final TargetDevice devices, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
                                   final TargetStatistics statistics) {
-        return new SrpTarget(devices.config(), unitsFor, statistics, devices, false);
+        return start(devices, unitsFor, statistics, new NexusRegistry());
+    }
+
+    /** As above, naming its initiators' I_T nexuses in {@code nexuses} (the units' persistent reservations' own). */
+    public static SrpTarget start(final TargetDevice devices, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
+                                  final TargetStatistics statistics, final NexusRegistry nexuses) {
+        return new SrpTarget(devices.config(), unitsFor, statistics, devices, false, nexuses);
     }
 
     private SrpTarget(final TargetConfig config, final Function<InitiatorPortId, LogicalUnitTable> unitsFor,
-                      final TargetStatistics statistics, final TargetDevice devices, final boolean ownsDevices) {
+                      final TargetStatistics statistics, final TargetDevice devices, final boolean ownsDevices,
+                      final NexusRegistry nexuses) {
         this.config = config.withPipelineResolved();
+        this.nexuses = Objects.requireNonNull(nexuses);
         this.unitsFor = Objects.requireNonNull(unitsFor);
         this.statistics = Objects.requireNonNull(statistics);
         this.devices = devices;

@@ -226,6 +226,61 @@ class DaemonCrashTest {
         return config;
     }
 
+    /**
+     * Persistent reservations an initiator asked to persist (APTPL) survive SIGKILL of the daemon: the state each GOOD
+     * answered is in the restarted daemon, which refuses an unregistered initiator's writes as before.
+     */
+    @org.junit.jupiter.api.Test
+    void persistentReservationsAskedToPersistSurviveSigkill(@TempDir final Path dir) throws Exception {
+        CrashVariants.unpackRocksDb(nativeLibraries);
+        final int port = freePort();
+        final Path config = dir.resolve("target.toml");
+        Files.writeString(config, """
+                [listen]
+                port = %d
+                [target]
+                id_ext = "0x%016x"
+                ioc_guid = "0x%016x"
+                [[lun]]
+                number = 0
+                backend = "memory"
+                size = "1MiB"
+                """.formatted(port, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID));
+        final Daemon first = Daemon.start(config, dir.resolve("first.log"));
+        try (TestInitiator a = TestInitiator.login(first.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0xA, 1 << 16);
+             TestInitiator b = TestInitiator.login(first.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0xB, 1 << 16)) {
+            assertEquals(ScsiStatus.GOOD, prout(a, 0, 0, 0, 0xA1, 0x01).status()); // REGISTER, APTPL
+            assertEquals(ScsiStatus.GOOD, prout(b, 0, 0, 0, 0xB2, 0x01).status());
+            assertEquals(ScsiStatus.GOOD, prout(a, 1, 5, 0xA1, 0, 0).status());    // RESERVE, WE - Registrants Only
+        } finally {
+            first.kill();
+        }
+        final Daemon second = Daemon.start(config, dir.resolve("second.log"));
+        try (TestInitiator a = TestInitiator.login(second.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0xA, 1 << 16);
+             TestInitiator c = TestInitiator.login(second.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0xC, 1 << 16)) {
+            final byte[] readKeys = java.nio.ByteBuffer.allocate(10).put(0, (byte) 0x5E).putShort(7, (short) 64).array();
+            assertEquals(ScsiStatus.GOOD, a.execute(TargetTestBase.LUN0, readKeys, 0, 64, 0, false).status());
+            final java.nio.ByteBuffer keys = java.nio.ByteBuffer.wrap(TargetTestBase.bytesAt(a, 0, 24));
+            assertEquals(16, keys.getInt(4), "both keys kept");
+            assertEquals(0xA1, keys.getLong(8));
+            assertEquals(0xB2, keys.getLong(16));
+            final TestInitiator.Response refused = c.execute(TargetTestBase.LUN0, TestInitiator.write16(0, 1), 512, 0, 4096, false);
+            assertEquals(ScsiStatus.RESERVATION_CONFLICT, refused.status(), "the reservation kept");
+            assertEquals(ScsiStatus.GOOD, a.execute(TargetTestBase.LUN0, TestInitiator.write16(0, 1), 512, 0, 4096, false).status());
+        } finally {
+            second.kill();
+        }
+    }
+
+    private static TestInitiator.Response prout(final TestInitiator ini, final int action, final int type, final long key,
+                                                final long serviceActionKey, final int flags) {
+        final byte[] cdb = java.nio.ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) action).put(2, (byte) type)
+                .putInt(5, 24).array();
+        TargetTestBase.fill(ini, 4096, java.nio.ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey)
+                .put(20, (byte) flags).array());
+        return ini.execute(TargetTestBase.LUN0, cdb, 24, 0, 4096, false);
+    }
+
     /** Attempts at a port before a daemon's start counts as failed. */
     private static final int PORT_ATTEMPTS = 5;
 
