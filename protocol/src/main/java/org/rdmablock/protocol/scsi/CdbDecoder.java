@@ -147,6 +147,7 @@ public final class CdbDecoder {
             case ScsiOpcode.READ_10, ScsiOpcode.WRITE_10, ScsiOpcode.VERIFY_10 -> readWrite(u32(2), u16(7));
             case ScsiOpcode.READ_12, ScsiOpcode.WRITE_12 -> readWrite(u32(2), u32(6));
             case ScsiOpcode.READ_16, ScsiOpcode.WRITE_16, ScsiOpcode.VERIFY_16 -> readWrite(s64(2), u32(10));
+            case ScsiOpcode.COMPARE_AND_WRITE -> compareAndWrite();
             case ScsiOpcode.SYNCHRONIZE_CACHE_10 -> synchronizeCache(u32(2), u16(7));
             case ScsiOpcode.SYNCHRONIZE_CACHE_16 -> synchronizeCache(s64(2), u32(10));
             case ScsiOpcode.WRITE_SAME_10 -> writeSame(u32(2), u16(7), false);
@@ -208,6 +209,19 @@ public final class CdbDecoder {
         lba = address;
         transferLength = blocks;
         return accept(readWriteKind);
+    }
+
+    /** COMPARE AND WRITE (SBC-4 5.3): WRPROTECT, DPO, FUA in byte 1, the LBA in 2-9, NUMBER OF LOGICAL BLOCKS in 13. */
+    private boolean compareAndWrite() {
+        int byte1 = u8(1);
+        if ((byte1 & 0xE0) != 0) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 7); // no protection information on this target
+        }
+        flag(byte1, 0x08, FUA);
+        flag(byte1, 0x10, DPO);
+        lba = s64(2);
+        transferLength = u8(13);
+        return accept(CommandKind.COMPARE_AND_WRITE);
     }
 
     private boolean synchronizeCache(long address, long blocks) {

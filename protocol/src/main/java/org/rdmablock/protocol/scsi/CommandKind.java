@@ -17,6 +17,7 @@ public enum CommandKind {
     READ,
     WRITE,
     VERIFY,
+    COMPARE_AND_WRITE,
     SYNCHRONIZE_CACHE,
     WRITE_SAME,
     UNMAP,

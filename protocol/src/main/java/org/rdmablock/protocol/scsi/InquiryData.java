@@ -112,6 +112,7 @@ final class InquiryData {
         boolean thin = config.thinProvisioning();
         int physicalRatio = 1 << config.physicalBlockExponent();
         put8(dst, 4, 0x01);                                          // WSNZ: WRITE SAME of 0 blocks is refused
+        put8(dst, 5, unit.maxCompareAndWriteBlocks());               // maximum compare and write length
         put16(dst, 6, physicalRatio);                                // optimal transfer length granularity
         put32(dst, 8, unit.maxTransferBlocks());                     // maximum transfer length
         put32(dst, 12, config.optimalTransferBytes() / config.blockSize());

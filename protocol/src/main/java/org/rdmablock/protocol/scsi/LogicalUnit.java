@@ -19,7 +19,7 @@ import static org.rdmablock.protocol.scsi.BigEndian.put8;
  * <p>Commands: TEST UNIT READY, REQUEST SENSE, INQUIRY (standard; VPD 0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2),
  * MODE SENSE/SELECT (6)/(10) (caching, control, all pages), START STOP UNIT, PREVENT ALLOW MEDIUM
  * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) of the
- * medium or with a byte check against the data-out (BYTCHK 01b and 11b), SYNCHRONIZE CACHE (10)/(16), WRITE SAME
+ * medium or with a byte check against the data-out (BYTCHK 01b and 11b), COMPARE AND WRITE, SYNCHRONIZE CACHE (10)/(16), WRITE SAME
  * (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS, REPORT SUPPORTED OPERATION CODES, PERSISTENT RESERVE IN and OUT
  * and SPC-2's RESERVE(6) and RELEASE(6) ({@link PersistentReservations}). Anything else is CHECK
  * CONDITION, ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE.
@@ -40,6 +40,7 @@ public final class LogicalUnit {
     static final int OP_WRITE_SAME = 5;
     static final int OP_UNMAP_RANGE = 6;
     static final int OP_COMPARE = 7;
+    static final int OP_COMPARE_AND_WRITE = 8;
 
     private static final int ISSUING = 1;
     private static final int COMPLETED_INLINE = 2;
@@ -159,6 +160,14 @@ public final class LogicalUnit {
                 && !reservations.refuses(nexus, d);
     }
 
+    /**
+     * The most blocks one COMPARE AND WRITE takes (Block Limits VPD byte 5): its compare is one read of the compare
+     * buffer, and both halves of its data-out fit a transfer.
+     */
+    public int maxCompareAndWriteBlocks() {
+        return (int) Math.min(255, Math.min(COMPARE_CHUNK_BYTES >>> blockShift, maxTransferBlocks / 2));
+    }
+
     /** Maximum blocks per READ/WRITE, as the Block Limits VPD page reports it. */
     public long maxTransferBlocks() {
         return maxTransferBlocks;
@@ -220,6 +229,7 @@ public final class LogicalUnit {
             case READ -> read(cmd, d);
             case WRITE -> write(cmd, d);
             case VERIFY -> verify(cmd, d);
+            case COMPARE_AND_WRITE -> compareAndWrite(cmd, d);
             case SYNCHRONIZE_CACHE -> synchronizeCache(cmd, d);
             case WRITE_SAME -> writeSame(cmd, d);
             case UNMAP -> unmap(cmd, d);
@@ -374,6 +384,46 @@ public final class LogicalUnit {
         cmd.sourceOffset = 0;
         cmd.chunk = 0;
         cmd.miscompareOffset = -1;
+        issueChain(cmd);
+    }
+
+    /**
+     * COMPARE AND WRITE (SBC-4 5.3): reads the blocks, compares them with the first half of the data-out (the verify
+     * instance) and, when equal, writes the second half (the write instance); MISCOMPARE with the first differing
+     * byte's offset otherwise. Uninterrupted only as far as the caller orders the unit's other writes around it: the
+     * target's pipeline holds every overlapping write back from admission to completion ({@code WriteGates}).
+     */
+    private void compareAndWrite(ScsiCommand cmd, CdbDecoder d) {
+        if (refusedAsReadOnly(cmd)) {
+            return;
+        }
+        long blocks = d.transferLength();
+        if (blocks == 0) {
+            cmd.complete(); // SBC-4: zero blocks compare and write nothing, and are no error
+            return;
+        }
+        if (blocks > maxCompareAndWriteBlocks()) {
+            invalidField(cmd, 13, -1);
+            return;
+        }
+        if (outOfRange(d.lba(), blocks)) {
+            lbaOutOfRange(cmd);
+            return;
+        }
+        if (!cmd.accountDataOut(2 * (blocks << blockShift))) {
+            invalidField(cmd, 13, -1); // the initiator offered less than both instances
+            return;
+        }
+        if (cmd.compareBuffer == null) {
+            cmd.compareBuffer = Arena.ofAuto().allocate(COMPARE_CHUNK_BYTES, 4096); // once per command object
+        }
+        cmd.pendingOperation = OP_COMPARE_AND_WRITE;
+        cmd.cursor = d.lba() << blockShift;
+        cmd.remaining = blocks << blockShift;
+        cmd.sourceOffset = 0;
+        cmd.chunk = 0;
+        cmd.miscompareOffset = -1;
+        cmd.compareWriteIssued = false;
         issueChain(cmd);
     }
 
@@ -585,7 +635,7 @@ public final class LogicalUnit {
 
     /** A chain is done: VERIFY's byte check answers a difference it found, everything else is GOOD. */
     private void finishChain(ScsiCommand cmd) {
-        if (cmd.pendingOperation == OP_COMPARE && cmd.miscompareOffset >= 0) {
+        if ((cmd.pendingOperation == OP_COMPARE || cmd.pendingOperation == OP_COMPARE_AND_WRITE) && cmd.miscompareOffset >= 0) {
             // SBC-4 5.29: INFORMATION is the offset of the first byte that was not equal
             cmd.checkCondition(senseFormat(), SenseCode.MISCOMPARE_DURING_VERIFY_OPERATION, cmd.miscompareOffset,
                     SenseData.NO_FIELD, false, -1);
@@ -596,12 +646,12 @@ public final class LogicalUnit {
 
     /** Issues one step; false when the chain is finished. */
     private boolean issueNext(ScsiCommand cmd) {
-        if (cmd.pendingOperation == OP_COMPARE) {
+        if (cmd.pendingOperation == OP_COMPARE || cmd.pendingOperation == OP_COMPARE_AND_WRITE) {
             if (cmd.chunk > 0 && !compareChunk(cmd)) {
                 return false;
             }
             if (cmd.remaining == 0) {
-                return false;
+                return cmd.pendingOperation == OP_COMPARE_AND_WRITE && issueCompareWrite(cmd);
             }
             long length = Math.min(COMPARE_CHUNK_BYTES, cmd.remaining);
             long at = cmd.cursor;
@@ -637,9 +687,24 @@ public final class LogicalUnit {
         return false;
     }
 
+    /** COMPARE AND WRITE compared equal: writes the write instance, once; false when it was written already. */
+    private boolean issueCompareWrite(ScsiCommand cmd) {
+        if (cmd.compareWriteIssued) {
+            return false;
+        }
+        cmd.compareWriteIssued = true;
+        CdbDecoder d = cmd.decoder;
+        long bytes = d.transferLength() << blockShift;
+        cmd.issueState.set(ISSUING);
+        backend.write(d.lba() << blockShift, cmd.dataBuffer(), cmd.dataBufferOffset() + bytes, (int) bytes,
+                d.has(CdbDecoder.FUA) || !writeCacheEnabled, cmd.backendCallback);
+        return true;
+    }
+
     void backendCompleted(ScsiCommand cmd, BackendStatus status) {
         int operation = cmd.pendingOperation;
-        if (operation == OP_WRITE_SAME || operation == OP_UNMAP_DESCRIPTORS || operation == OP_COMPARE) {
+        if (operation == OP_WRITE_SAME || operation == OP_UNMAP_DESCRIPTORS || operation == OP_COMPARE
+                || operation == OP_COMPARE_AND_WRITE) {
             if (cmd.issueState.get() == ISSUING) {
                 cmd.inlineStatus = status;
                 if (cmd.issueState.compareAndSet(ISSUING, COMPLETED_INLINE)) {
@@ -663,6 +728,7 @@ public final class LogicalUnit {
     private void backendFailed(ScsiCommand cmd, BackendStatus status) {
         SenseCode code = switch (status) {
             case IO_ERROR -> cmd.pendingOperation == OP_READ || cmd.pendingOperation == OP_COMPARE
+                    || cmd.pendingOperation == OP_COMPARE_AND_WRITE && !cmd.compareWriteIssued
                     ? SenseCode.UNRECOVERED_READ_ERROR : SenseCode.WRITE_ERROR;
             case NO_SPACE -> SenseCode.SPACE_ALLOCATION_FAILED_WRITE_PROTECT;
             default -> SenseCode.INTERNAL_TARGET_FAILURE;

@@ -86,6 +86,8 @@ public final class ScsiCommand {
     MemorySegment compareBuffer;
     /** Bytes of the range VERIFY's byte check found equal before a difference, or -1 while none was found. */
     long miscompareOffset;
+    /** Whether COMPARE AND WRITE, its compare equal, has issued its write. */
+    boolean compareWriteIssued;
 
     /** Copies a CDB of {@code length} bytes (at most {@link #MAX_CDB_LENGTH}) from {@code src}. */
     public ScsiCommand setCdb(MemorySegment src, long srcOffset, int length) {

@@ -27,6 +27,8 @@ public final class ScsiOpcode {
     public static final int PERSISTENT_RESERVE_IN = 0x5E;
     public static final int PERSISTENT_RESERVE_OUT = 0x5F;
     public static final int READ_16 = 0x88;
+    /** COMPARE AND WRITE (SBC-4 5.3): compares, and writes only when equal, as one uninterrupted action. */
+    public static final int COMPARE_AND_WRITE = 0x89;
     public static final int WRITE_16 = 0x8A;
     public static final int VERIFY_16 = 0x8F;
     public static final int SYNCHRONIZE_CACHE_16 = 0x91;

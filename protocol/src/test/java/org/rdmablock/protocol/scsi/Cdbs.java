@@ -155,4 +155,10 @@ final class Cdbs {
     static byte[] release6() {
         return new byte[] {0x17, 0, 0, 0, 0, 0};
     }
+
+    /** COMPARE AND WRITE: SBC-4 5.3 (LBA in bytes 2-9, NUMBER OF LOGICAL BLOCKS in byte 13, FUA bit 3 of byte 1). */
+    static byte[] compareAndWrite(long lba, int blocks, boolean fua) {
+        return ByteBuffer.allocate(16).put(0, (byte) 0x89).put(1, (byte) (fua ? 0x08 : 0)).putLong(2, lba)
+                .put(13, (byte) blocks).array();
+    }
 }

@@ -81,6 +81,7 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "PERSISTENT_RESERVE_IN", 0x5e, "PERSISTENT_RESERVE_IN"),
             pin(ScsiOpcode.class, "PERSISTENT_RESERVE_OUT", 0x5f, "PERSISTENT_RESERVE_OUT"),
             pin(ScsiOpcode.class, "READ_16", 0x88, "READ_16"),
+            pin(ScsiOpcode.class, "COMPARE_AND_WRITE", 0x89, "COMPARE_AND_WRITE"),
             pin(ScsiOpcode.class, "WRITE_16", 0x8a, "WRITE_16"),
             pin(ScsiOpcode.class, "VERIFY_16", 0x8f, "VERIFY_16"),
             pin(ScsiOpcode.class, "SYNCHRONIZE_CACHE_16", 0x91, "SYNCHRONIZE_CACHE_16"),

@@ -114,15 +114,16 @@ public final class CommandPipeline implements AutoCloseable {
         final SendPoster intakePosts = sendBatch != null ? sendBatch : directPosts;
         final SlotPool slotPool = new SlotPool(slots, intakePosts);
         // mincore's answer for a READ in place of a file LUN: a byte per page of the largest I/O (pages of 4 KiB or more)
+        final WriteGates gates = new WriteGates(slots);
         final DataRoom room = new DataRoom(dataRegion, new DataBufferPool(dataBytes, DATA_CHUNK_BYTES), maxIoSize, inPlace,
-                arena.allocate(maxIoSize / 4096 + 2), statistics);
+                arena.allocate(maxIoSize / 4096 + 2), statistics, gates);
         // every receive of every channel may be waiting at once
         final WaitingRequests waiting = new WaitingRequests(channels.capacity(), 4096 + PipelineConfig.SPARE_RECEIVES_PER_CHANNEL, statistics);
         final CommandStatistics commands = new CommandStatistics(statistics);
         this.frontEnd = frontEnds.create(new FrontEnd.CoreParts(slotPool, room, commands, waiting, channels, statistics,
                 intakePosts));
         this.intake = new Intake(slotPool, room, waiting, commands, frontEnd, channels, sharedReceives, inbox, statistics,
-                timeouts, intakePosts, commandsCompleted);
+                timeouts, intakePosts, commandsCompleted, gates);
         if (backendThreads == 0) {
             final BlockingCalls blockingCalls = blockingThreads > 0
                     ? new BlockingCalls(blockingThreads, slotCount, statistics, directPosts) : null;

@@ -143,6 +143,23 @@ public final class CommandSlot implements ScsiCompletion {
     private int tableKey;
     private int tableLength;
     private long tableTotal;
+    // COMPARE AND WRITE's ordering of overlapping writes ({@link WriteGates}; intake stage only)
+    /** Its place in the admission order. */
+    long gateSeq;
+    /** Whether its command was read for the gates, and whether it writes, and is a COMPARE AND WRITE. */
+    boolean gateClassified;
+    boolean gateWrites;
+    boolean gateCaw;
+    /** The unit and blocks it writes (first, end exclusive), once classified as a write. */
+    Object gateUnit;
+    long gateFirst;
+    long gateEnd;
+    /** Earlier slots it waits for; later slots that wait on it. */
+    int gateWait;
+    int gateCount;
+    /** Whether its data phase ended while it waited; the next parked slot whose wait is over. */
+    boolean gateParked;
+    CommandSlot gateNext;
     /** The PREEMPT AND ABORT that waits for this slot to be given back, or null (intake stage). */
     TaskAborts.Request drainFor;
     /** Of a post deferred to the end of the poller's cycle ({@link SendBatch}): its chain, length and successor. */

@@ -34,6 +34,9 @@ public final class DataPhase {
 
     /** Hands a command whose data-out is all in (or that has none) to its backend on {@code event}. */
     public static void execute(final CommandSlot slot, final PipelineEvent event) {
+        if (!WriteGates.mayExecute(slot)) {
+            return; // parked behind an overlapping COMPARE AND WRITE (or, for one, an earlier write): released later
+        }
         if (event != null && event.ready == null) {
             slot.handToBackend(System.nanoTime());
             event.ready = slot;

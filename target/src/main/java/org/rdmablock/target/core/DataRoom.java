@@ -29,6 +29,8 @@ public final class DataRoom {
     /** mincore's answer for a READ in place of a file LUN: a byte per page of the largest I/O. */
     private final MemorySegment residency;
     private final TargetStatistics statistics;
+    /** COMPARE AND WRITE's ordering of the writes around it. */
+    private final WriteGates gates;
     /** Decodes a READ's or WRITE's CDB to see whether its data may move in place (the engine decodes it again). */
     private final CdbDecoder cdb = new CdbDecoder();
     /** The in-place LUN last served, so that the set of registered ones is only touched when the LUN changes. */
@@ -40,13 +42,14 @@ public final class DataRoom {
     private boolean reservedWrite;
 
     DataRoom(final MemoryRegion dataRegion, final DataBufferPool buffers, final long maxIoSize, final InPlaceRegions inPlace,
-             final MemorySegment residency, final TargetStatistics statistics) {
+             final MemorySegment residency, final TargetStatistics statistics, final WriteGates gates) {
         this.dataRegion = dataRegion;
         this.buffers = buffers;
         this.maxIoSize = maxIoSize;
         this.inPlace = inPlace;
         this.residency = residency;
         this.statistics = statistics;
+        this.gates = gates;
     }
 
     /** The largest transfer a command may ask for. */
@@ -66,7 +69,7 @@ public final class DataRoom {
         if (refused || needed == 0) {
             return true;
         }
-        reservedRegion = inPlace != null ? inPlaceRegion(slot) : null;
+        reservedRegion = inPlace != null && !gates.holdsBackInPlace(slot) ? inPlaceRegion(slot) : null;
         if (reservedRegion != null) {
             return true;
         }
@@ -82,6 +85,7 @@ public final class DataRoom {
 
     /** Points the accepted command at the room {@link #reserve} chose for it ({@code needed} bytes). */
     public void attach(final CommandSlot slot, final long needed) {
+        gates.admit(slot);
         slot.command.placedBeforeExecute(reservedRegion != null && reservedWrite);
         if (reservedRegion != null) {
             slot.attachData(reservedRegion, reservedOffset, needed);

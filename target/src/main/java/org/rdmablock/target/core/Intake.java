@@ -41,11 +41,13 @@ final class Intake implements EventHandler<PipelineEvent> {
     /** How this stage's thread posts: the poller's batch, or direct on a ring stage thread. */
     private final SendPoster posts;
     private final AtomicLong commandsCompleted;
+    /** COMPARE AND WRITE's ordering of overlapping writes. */
+    private final WriteGates gates;
 
     Intake(final SlotPool slots, final DataRoom room, final WaitingRequests waiting, final CommandStatistics commands,
            final FrontEnd frontEnd, final ChannelTable channels, final ReceiveBuffers sharedReceives, final IntakeInbox inbox,
            final TargetStatistics statistics, final Timeouts timeouts, final SendPoster posts,
-           final AtomicLong commandsCompleted) {
+           final AtomicLong commandsCompleted, final WriteGates gates) {
         this.slots = slots;
         this.all = slots.all();
         this.room = room;
@@ -59,6 +61,7 @@ final class Intake implements EventHandler<PipelineEvent> {
         this.timeouts = timeouts;
         this.posts = posts;
         this.commandsCompleted = commandsCompleted;
+        this.gates = gates;
     }
 
     /** Slots currently free (any thread: a snapshot, for tests and the resource snapshot). */
@@ -206,6 +209,7 @@ final class Intake implements EventHandler<PipelineEvent> {
         if (slot.tracked) {
             commands.left(slot);
         }
+        gates.released(slot);
         room.release(slot);
         slots.put(slot);
         if (slot.disconnectAfter) {
@@ -214,7 +218,18 @@ final class Intake implements EventHandler<PipelineEvent> {
         }
         channel.outstandingCommands--;
         releaseIfDrained(channel);
+        handOutUngated(event);
         resumeWaiting(event);
+    }
+
+    /** A write whose wait on the gates ended goes to its backend on this event, if the event carries no slot yet. */
+    private void handOutUngated(final PipelineEvent event) {
+        if (gates.hasReady()) { // a plain read: nothing else while no write waits
+            if (event.ready == null) {
+                DataPhase.execute(gates.takeReady(), event);
+            }
+            inbox.gatedReady = gates.hasReady(); // the poller ticks at once while more wait
+        }
     }
 
     /** A command aborted by task management: no response (SAM with TAS=0); the front end's flow control goes on. */
@@ -274,6 +289,7 @@ final class Intake implements EventHandler<PipelineEvent> {
             answerTimedOutCommands(now, commandTimeoutNanos);
         }
         frontEnd.tick(now, inbox.shuttingDown);
+        handOutUngated(event);
     }
 
     /** Answers every command that has been with a backend thread longer than the command timeout (one log line). */

@@ -17,11 +17,13 @@ final class IntakeInbox {
     final ConcurrentLinkedQueue<Channel> disconnected = new ConcurrentLinkedQueue<>();
     /** PREEMPT AND ABORTs whose preempted commands the intake stage is to abort ({@link TaskAborts}). */
     final ConcurrentLinkedQueue<TaskAborts.Request> aborts = new ConcurrentLinkedQueue<>();
+    /** Writes released by a COMPARE AND WRITE wait for events to go out on (set by the intake stage). */
+    volatile boolean gatedReady;
     /** From now on the intake stage logs every channel out. */
     volatile boolean shuttingDown;
 
     /** Whether anything waits that only a tick brings the intake stage to. */
     boolean hasWork() {
-        return !returned.isEmpty() || !disconnected.isEmpty() || !aborts.isEmpty();
+        return !returned.isEmpty() || !disconnected.isEmpty() || !aborts.isEmpty() || gatedReady;
     }
 }
