@@ -46,12 +46,14 @@ daemon_admin() {
   $JAVA -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $dir/admin.sock "$@"
 }
 
-# srp_add_target <log> [target] [options]: ib_srp's add_target for the target (id_ext, ioc_guid, dest; default: the
-# line our daemon printed in <log>), with this port's initiator_ext, source address 192.0.2.15 and ",options" if given
+# srp_add_target <log> [target] [options] [initiator_ext]: ib_srp's add_target for the target (id_ext, ioc_guid, dest;
+# default: the line our daemon printed in <log>), with initiator_ext (hex; default: this port's GID prefix), source
+# address 192.0.2.15 and ",options" if given. Each initiator_ext is an I_T nexus of its own (pr.sh logs in with three).
 srp_add_target() {
-  local log=$1 line=${2:-} options=${3:-} gid0 g
+  local log=$1 line=${2:-} options=${3:-} ext=${4:-} gid0 g
   gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
   [ -n "$line" ] || line=$(grep -o 'echo id_ext=[^ ]*' $log | tail -1 | sed 's/^echo //')
   [ -n "$line" ] || { echo "no add_target line in $log"; return 1; }
-  echo "$line,initiator_ext=${g:0:16},src=192.0.2.15${options:+,$options}" > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  echo "$line,initiator_ext=${ext:-${g:0:16}},src=192.0.2.15${options:+,$options}" \
+    > /sys/class/infiniband_srp/srp-rxe0-1/add_target
 }

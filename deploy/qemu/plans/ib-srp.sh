@@ -4,7 +4,8 @@
 # the comparison) appear as /dev/sdX with our identity; fio verifies 4 KiB random and 1 MiB sequential writes read back
 # (crc32c); a discarded range reads zeros; the data survives the remote port deleted and added again, LUN 0 resized and
 # write-protected through the management socket, and the target process restarted (SIGTERM, then SIGKILL; from the
-# config that socket saved) under the attached initiator, which reconnects by itself. Runs while rxe
+# config that socket saved) under the attached initiator, which reconnects by itself; then persistent reservations
+# through three nexuses, on LIO and on ours (pr.sh). Runs while rxe
 # is up; leaves ib_srp logged out, our target stopped and LIO down. The daemon's log is $OUT/ib-srp-target.log, the
 # kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
 IBSRP_PORT=5556                       # LIO's ib_srpt takes 5555 (lio-initiator.sh)
@@ -265,5 +266,8 @@ step ib_srp_admin ibsrp_admin
 ibsrp_logins; step ib_srp_restart_term ibsrp_restart TERM
 ibsrp_logins; step ib_srp_restart_kill ibsrp_restart KILL
 . $REPO/deploy/qemu/plans/srp-compare.sh
+# persistent reservations through two nexuses and fence_scsi, on LIO (its own port group; srp-compare's is down) and
+# on our memory LUN ($OUT/pr-compare.md); its extra ib_srp logins are gone again after
+. $REPO/deploy/qemu/plans/pr.sh
 step ib_srp_down ibsrp_down
 dmesg | grep -iE 'srp|scsi|sd[a-z]' > $OUT/ib-srp-dmesg.log
