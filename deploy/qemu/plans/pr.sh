@@ -13,9 +13,6 @@
 # Leaves ib_srp as it found it: every nexus this file adds is deleted again.
 PR_DIR=/tmp/pr                          # the guest's tmpfs overlay
 PR_TARGETS=${PR_TARGETS:-lio ours}
-# targets whose PERSISTENT RESERVE IN may still answer INVALID COMMAND OPERATION CODE: recorded as "not implemented",
-# the step passes. Ours until the engine's PR support lands; set it empty then, so that CI requires PR of both.
-PR_OPTIONAL=${PR_OPTIONAL:-ours}
 # the nexuses' initiator_ext (hex, as ib_srp's add_target takes it): the SRP initiator port identifier is
 # initiator_ext followed by the port's interface id (ib_srp's io_class 0x100, SRP rev. 16a), so these three differ
 # from each other and from the ext that ib-srp.sh's own login uses (the GID's prefix, fe80000000000000)
@@ -206,14 +203,9 @@ pr_holders() {
     $([ $PR_RC = 0 ] && [ "$got" = "$w" ] && echo 1 || echo 0)
 }
 
-# pr_probe <name> <id> <dev>: READ KEYS as the first PR command; with <name> in PR_OPTIONAL and the opcode unknown to
-# the target, records "not implemented" and returns 1 (the caller stops, passing)
+# pr_probe <name> <id> <dev>: READ KEYS as the first PR command: the target serves PERSISTENT RESERVE IN
 pr_probe() {
   pr_cmd $1 $2 sg_persist -n --in --read-keys $3
-  if [ $PR_RC = 9 ] && [[ " $PR_OPTIONAL " == *" $1 "* ]]; then
-    pr_row $1 $2 "GOOD (PERSISTENT RESERVE IN supported)" "INVALID COMMAND OPERATION CODE: not implemented yet" 1
-    return 1
-  fi
   pr_row $1 $2 "GOOD (PERSISTENT RESERVE IN supported)" "$(pr_status $PR_RC)" $([ $PR_RC = 0 ] && echo 1 || echo 0)
 }
 
@@ -249,7 +241,7 @@ pr_clear_ua() {
 # ---- the sequence (SPC-4 5.13 and its tables 5.13.1: what each reservation type lets each nexus do)
 
 # pr_sequence <name>: the steps a-g through <name>'s nexuses A, B, C, rows into $PR_DIR/<name>.rows; fails if any answer
-# differs; with <name> in PR_OPTIONAL and PERSISTENT RESERVE IN unknown to the target, records that and passes
+# differs
 pr_sequence() {
   local name=$1 A B C
   A=$(pr_dev $name A); B=$(pr_dev $name B); C=$(pr_dev $name C)
@@ -257,7 +249,7 @@ pr_sequence() {
   : > $PR_DIR/$name.rows
   pr_clear_ua $A $B $C
   # 0. the target knows PERSISTENT RESERVE IN, and nothing is registered yet
-  pr_probe $name 0-probe $A || return 0
+  pr_probe $name 0-probe $A
   pr_keys $name 0-keys $A none
   # a. A and B register (REGISTER with service action key; reservation key 0 as neither is registered yet)
   pr_expect $name a-regA "GOOD" 0 sg_persist -n --out --register --param-sark=0xa1 $A
@@ -314,7 +306,7 @@ pr_fence() {
   A=$(pr_dev $name A); B=$(pr_dev $name B)
   PR_FAILED=0
   rm -f $PR_FENCE_STORE.key $PR_FENCE_STORE.dev
-  pr_probe $name fence-probe $A || return 0
+  pr_probe $name fence-probe $A
   pr_fence_cmd $name fence-onA 0 "Success: Powered ON" -o on -k $PR_FENCE_KEY_A -d $A
   pr_fence_cmd $name fence-onB 0 "Success: Powered ON" -o on -k $PR_FENCE_KEY_B -d $B
   pr_row $name fence-keyfile "$PR_FENCE_STORE.key holds B's key (the last unfenced)" \

@@ -15,6 +15,8 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.rdmablock.protocol.scsi.InMemoryBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
 import org.rdmablock.protocol.scsi.LogicalUnitConfig;
+import org.rdmablock.protocol.scsi.Nexus;
+import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.protocol.scsi.ScsiCommand;
 import org.rdmablock.protocol.scsi.ScsiStatus;
 
@@ -26,7 +28,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One 4 KiB READ(16) and WRITE(16) through the LUN engine over the in-memory backend (completing inline):
  * the per-command cost of decode, range checks, backend call and completion. With {@code -prof gc} it
- * shows the fast path allocates nothing.
+ * shows the fast path allocates nothing. {@code reservation}: {@code none}, the one volatile read every command
+ * makes; {@code held}, another nexus holds Write Exclusive - Registrants Only and this one is registered, so each
+ * command walks the reservation's check and passes (docs/benchmarks/protocol-jmh.md).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -37,6 +41,9 @@ import java.util.concurrent.TimeUnit;
 public class LunEngineBenchmark {
     @Param({"512", "4096"})
     public int blockSize;
+
+    @Param({"none", "held"})
+    public String reservation;
 
     private InMemoryBackend backend;
     private LogicalUnit unit;
@@ -60,6 +67,26 @@ public class LunEngineBenchmark {
         MemorySegment.copy(MemorySegment.ofArray(ByteBuffer.allocate(16).put(0, (byte) 0x8A).putLong(2, 64).putInt(10, blocks).array()),
                 0, writeCdb, 0, 16);
         command.setDataBuffer(buffer, 0, buffer.byteSize()).setCompletion(c -> lastStatus = c.status());
+        if (reservation.equals("held")) {
+            NexusRegistry nexuses = new NexusRegistry();
+            Nexus holder = nexuses.ofSrp(1, 1, 1);
+            Nexus registered = nexuses.ofSrp(2, 2, 1);
+            prout(holder, 0, 0, 0, 0xA1);      // REGISTER
+            prout(registered, 0, 0, 0, 0xB2);
+            prout(holder, 1, 5, 0xA1, 0);      // RESERVE, Write Exclusive - Registrants Only
+            command.setNexus(registered);
+        }
+    }
+
+    private void prout(Nexus from, int action, int type, long key, long serviceActionKey) {
+        MemorySegment.copy(MemorySegment.ofArray(ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey).array()),
+                0, buffer, 0, 24);
+        command.setNexus(from).setCdb(ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) action)
+                .put(2, (byte) type).putInt(5, 24).array()).setExpectedLengths(24, 0);
+        unit.execute(command);
+        if (lastStatus != ScsiStatus.GOOD) {
+            throw new IllegalStateException("PERSISTENT RESERVE OUT " + action + " answered " + lastStatus);
+        }
     }
 
     @TearDown
