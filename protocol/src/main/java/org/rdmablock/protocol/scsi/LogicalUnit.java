@@ -247,8 +247,7 @@ public final class LogicalUnit {
             return;
         }
         switch (d.kind()) {
-            case RESERVE -> reservations.reserve6(cmd);
-            case RELEASE -> reservations.release6(cmd);
+            case RESERVE, RELEASE -> reservations.spc2(cmd, d.kind() == CommandKind.RESERVE);
             default -> {
                 CallDeferral deferral = cmd.deferral();
                 if (deferral != null && reservations.writesStore(d, cmd.dataBuffer(), cmd.dataBufferOffset(),
@@ -375,15 +374,21 @@ public final class LogicalUnit {
             cmd.complete(); // SBC-4: a VERIFICATION LENGTH of zero verifies nothing, and is no error
             return;
         }
+        startCompare(cmd, OP_COMPARE, d.lba(), blocks);
+    }
+
+    /** Starts the chain that reads {@code blocks} from {@code lba} a compare chunk at a time and compares each. */
+    private void startCompare(ScsiCommand cmd, int operation, long lba, long blocks) {
         if (cmd.compareBuffer == null) {
             cmd.compareBuffer = Arena.ofAuto().allocate(COMPARE_CHUNK_BYTES, 4096); // once per command object
         }
-        cmd.pendingOperation = OP_COMPARE;
-        cmd.cursor = d.lba() << blockShift;
+        cmd.pendingOperation = operation;
+        cmd.cursor = lba << blockShift;
         cmd.remaining = blocks << blockShift;
         cmd.sourceOffset = 0;
         cmd.chunk = 0;
         cmd.miscompareOffset = -1;
+        cmd.compareWriteIssued = false;
         issueChain(cmd);
     }
 
@@ -414,17 +419,7 @@ public final class LogicalUnit {
             invalidField(cmd, 13, -1); // the initiator offered less than both instances
             return;
         }
-        if (cmd.compareBuffer == null) {
-            cmd.compareBuffer = Arena.ofAuto().allocate(COMPARE_CHUNK_BYTES, 4096); // once per command object
-        }
-        cmd.pendingOperation = OP_COMPARE_AND_WRITE;
-        cmd.cursor = d.lba() << blockShift;
-        cmd.remaining = blocks << blockShift;
-        cmd.sourceOffset = 0;
-        cmd.chunk = 0;
-        cmd.miscompareOffset = -1;
-        cmd.compareWriteIssued = false;
-        issueChain(cmd);
+        startCompare(cmd, OP_COMPARE_AND_WRITE, d.lba(), blocks);
     }
 
     /**

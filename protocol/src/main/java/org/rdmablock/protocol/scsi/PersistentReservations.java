@@ -684,35 +684,25 @@ public final class PersistentReservations {
 
     // ---- SPC-2 RESERVE(6) / RELEASE(6) ----
 
-    void reserve6(final ScsiCommand cmd) {
+    /**
+     * SPC-2 RESERVE(6) ({@code reserve}) or RELEASE(6): beside registrations, SPC-4 5.13.3's rules; otherwise a RESERVE
+     * by another nexus than the holder conflicts, and a RELEASE of what another holds is no error and changes nothing
+     * (SPC-2 7.17).
+     */
+    void spc2(final ScsiCommand cmd, final boolean reserve) {
         final Nexus n = cmd.nexus();
         synchronized (lock) {
             final State s = state;
             if (s.registrations.length > 0) {
                 compatibleWithPersistent(cmd, s, n);
-                return;
-            }
-            if (s.spc2Holder != null && s.spc2Holder != n) {
+            } else if (reserve && s.spc2Holder != null && s.spc2Holder != n) {
                 cmd.reservationConflict();
-                return;
+            } else {
+                if (reserve || s.spc2Holder == n) {
+                    publish(s.withSpc2Holder(reserve ? n : null));
+                }
+                cmd.complete();
             }
-            publish(s.withSpc2Holder(n));
-            cmd.complete();
-        }
-    }
-
-    void release6(final ScsiCommand cmd) {
-        final Nexus n = cmd.nexus();
-        synchronized (lock) {
-            final State s = state;
-            if (s.registrations.length > 0) {
-                compatibleWithPersistent(cmd, s, n);
-                return;
-            }
-            if (s.spc2Holder == n) {
-                publish(s.withSpc2Holder(null));
-            }
-            cmd.complete(); // SPC-2 7.17: releasing what another nexus holds is no error and changes nothing
         }
     }
 

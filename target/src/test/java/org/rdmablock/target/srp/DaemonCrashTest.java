@@ -199,12 +199,7 @@ class DaemonCrashTest {
             throws IOException {
         final Path config = trial.dir().resolve("target-" + port + ".toml");
         final String lunPath = kind == BackendKind.FILE ? "lun.img" : "lun.rocksdb";
-        Files.writeString(config, """
-                [listen]
-                port = %d
-                [target]
-                id_ext = "0x%016x"
-                ioc_guid = "0x%016x"
+        Files.writeString(config, listenAndTarget(port) + """
                 [channel]
                 credits = 16
                 max_channels = 2
@@ -220,7 +215,7 @@ class DaemonCrashTest {
                 size = "%d"
                 block_size = %d
                 write_cache = "%s"
-                """.formatted(port, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, kind.name().toLowerCase(Locale.ROOT), lunPath,
+                """.formatted(kind.name().toLowerCase(Locale.ROOT), lunPath,
                 (long) BLOCKS * trial.schedule().blockSize(), trial.schedule().blockSize(),
                 writeCache == WriteCachePolicy.WRITE_BACK ? "write-back" : "write-through"));
         return config;
@@ -235,17 +230,12 @@ class DaemonCrashTest {
         CrashVariants.unpackRocksDb(nativeLibraries);
         final int port = freePort();
         final Path config = dir.resolve("target.toml");
-        Files.writeString(config, """
-                [listen]
-                port = %d
-                [target]
-                id_ext = "0x%016x"
-                ioc_guid = "0x%016x"
+        Files.writeString(config, listenAndTarget(port) + """
                 [[lun]]
                 number = 0
                 backend = "memory"
                 size = "1MiB"
-                """.formatted(port, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID));
+                """);
         final Daemon first = Daemon.start(config, dir.resolve("first.log"));
         try (TestInitiator a = TestInitiator.login(first.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0xA, 1 << 16);
              TestInitiator b = TestInitiator.login(first.address, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID, 0xB, 1 << 16)) {
@@ -279,6 +269,17 @@ class DaemonCrashTest {
         TargetTestBase.fill(ini, 4096, java.nio.ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey)
                 .put(20, (byte) flags).array());
         return ini.execute(TargetTestBase.LUN0, cdb, 24, 0, 4096, false);
+    }
+
+    /** A config's [listen] and [target] tables: this port, the tests' target port id. */
+    private static String listenAndTarget(final int port) {
+        return """
+                [listen]
+                port = %d
+                [target]
+                id_ext = "0x%016x"
+                ioc_guid = "0x%016x"
+                """.formatted(port, SrpTargetTest.ID_EXT, SrpTargetTest.IOC_GUID);
     }
 
     /** Attempts at a port before a daemon's start counts as failed. */

@@ -42,13 +42,18 @@ class PersistentReservationsSrpTest extends TargetTestBase {
         return ini.execute(LUN0, cdb, 0, 64, IN, false);
     }
 
+    /** A and B register their keys; A reserves Write Exclusive. */
+    private static void registerBothAndReserve(final TestInitiator a, final TestInitiator b) {
+        assertEquals(ScsiStatus.GOOD, prout(a, 0, 0, 0, KEY_A).status());
+        assertEquals(ScsiStatus.GOOD, prout(b, 0, 0, 0, KEY_B).status());
+        assertEquals(ScsiStatus.GOOD, prout(a, 1, 1, KEY_A, 0).status()); // RESERVE, Write Exclusive
+    }
+
     @Test
     void preemptAndAbortAnswersOnlyOnceThePreemptedWritesAreDone() {
         final TestInitiator a = login(0xA);
         final TestInitiator b = login(0xB);
-        assertEquals(ScsiStatus.GOOD, prout(a, 0, 0, 0, KEY_A).status());
-        assertEquals(ScsiStatus.GOOD, prout(b, 0, 0, 0, KEY_B).status());
-        assertEquals(ScsiStatus.GOOD, prout(a, 1, 1, KEY_A, 0).status());
+        registerBothAndReserve(a, b);
         lun0Gate.hold();
         fill(a, OUT, pattern(3 * 512, 5));
         for (int i = 0; i < 3; i++) {
@@ -72,9 +77,7 @@ class PersistentReservationsSrpTest extends TargetTestBase {
     void aReservationRefusesTheOtherPortAndAPreemptionIsReportedAfterALogin() {
         final TestInitiator a = login(0xA);
         final TestInitiator b = login(0xB);
-        assertEquals(ScsiStatus.GOOD, prout(a, 0, 0, 0, KEY_A).status());
-        assertEquals(ScsiStatus.GOOD, prout(b, 0, 0, 0, KEY_B).status());
-        assertEquals(ScsiStatus.GOOD, prout(a, 1, 1, KEY_A, 0).status()); // RESERVE, Write Exclusive
+        registerBothAndReserve(a, b);
         assertEquals(ScsiStatus.GOOD, write(a).status());
         final Response refused = write(b);
         assertEquals(ScsiStatus.RESERVATION_CONFLICT, refused.status());
