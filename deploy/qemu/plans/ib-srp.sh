@@ -144,10 +144,11 @@ ibsrp_patterns() (
   done
 )
 
-# blkdiscard of 1 MiB..3 MiB: that range reads zeros, the rest of the pattern is untouched; then sg_verify's byte check
+# blkdiscard of 1 MiB..3 MiB: that range reads zeros and GET LBA STATUS calls it deallocated, the rest of the pattern
+# is untouched; then sg_verify's byte check
 ibsrp_discard() (
   set -eo pipefail
-  local l n dev bs rc
+  local l n dev bs rc lba blocks status
   ibsrp_patterns write
   for l in $IBSRP_LUNS; do
     n=${l%%:*}; dev=$(ibsrp_dev $n)
@@ -156,6 +157,11 @@ ibsrp_discard() (
     cmp -n 2M $IBSRP_DIR/back-$n /dev/zero -i 1M:0 || { echo "LUN $n: discarded range not zero"; exit 1; }
     cmp -n 1M $IBSRP_DIR/back-$n $IBSRP_DIR/pattern-$n
     cmp -n 1M -i 3M $IBSRP_DIR/back-$n $IBSRP_DIR/pattern-$n
+    # GET LBA STATUS from 1 MiB: one run of 2 MiB deallocated (a punched hole, deleted groups, pages given back)
+    bs=${l##*:}
+    read -r lba blocks status _ < <(sg_get_lba_status -b --lba=$((1048576 / bs)) --maxlen=64 $dev | grep -m1 "^0x")
+    [ $((lba)) = $((1048576 / bs)) ] && [ $((blocks)) = $((2097152 / bs)) ] && [ "$status" = 1 ] || {
+      echo "LUN $n: GET LBA STATUS from 1 MiB said lba $lba, $blocks blocks, status $status; not 2 MiB deallocated"; exit 1; }
     # the patterns are whole again for the next steps
     dd if=$IBSRP_DIR/pattern-$n of=$dev bs=1M oflag=direct status=none
     echo "LUN $n ($dev): 2 MiB discarded read zeros, the data around them intact"

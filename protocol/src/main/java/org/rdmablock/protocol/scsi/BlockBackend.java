@@ -41,4 +41,13 @@ public interface BlockBackend {
 
     /** Deallocates {@code length} bytes at {@code deviceOffset} (UNMAP, WRITE SAME with UNMAP). */
     void unmap(long deviceOffset, long length, BackendCallback callback);
+
+    /**
+     * How the bytes from {@code deviceOffset} on are provisioned (SBC-4 GET LBA STATUS): the length of the run that
+     * starts there, at most {@code length}, positive when its bytes are mapped (hold data), negative when they are
+     * deallocated (read as an unmapped range reads). May wait on the device. The default: everything is mapped.
+     */
+    default long provisioning(long deviceOffset, long length) {
+        return length;
+    }
 }

@@ -343,6 +343,9 @@ public final class CdbDecoder {
 
     private boolean serviceActionIn() {
         serviceAction = u8(1) & 0x1F;
+        if (serviceAction == ScsiOpcode.SA_GET_LBA_STATUS) {
+            return getLbaStatus();
+        }
         if (serviceAction != ScsiOpcode.SA_READ_CAPACITY_16) {
             return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 4);
         }
@@ -350,6 +353,16 @@ public final class CdbDecoder {
         allocationLength = u32(10);
         flag(u8(14), 0x01, PMI);
         return accept(CommandKind.READ_CAPACITY_16);
+    }
+
+    /** GET LBA STATUS (SBC-4 5.8): the starting LBA in bytes 2-9, the allocation length in 10-13, REPORT TYPE in 14. */
+    private boolean getLbaStatus() {
+        lba = s64(2);
+        allocationLength = u32(10);
+        if ((u8(14) & 0x07) != 0) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 14, 2); // only REPORT TYPE 0h: every LBA from the start
+        }
+        return accept(CommandKind.GET_LBA_STATUS);
     }
 
     private boolean reportLuns() {

@@ -14,6 +14,7 @@ public enum CommandKind {
     PREVENT_ALLOW_MEDIUM_REMOVAL,
     READ_CAPACITY_10,
     READ_CAPACITY_16,
+    GET_LBA_STATUS,
     READ,
     WRITE,
     VERIFY,

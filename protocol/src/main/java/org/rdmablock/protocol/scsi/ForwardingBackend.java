@@ -52,4 +52,9 @@ public class ForwardingBackend implements BlockBackend {
     public void unmap(final long deviceOffset, final long length, final BackendCallback callback) {
         delegate.unmap(deviceOffset, length, callback);
     }
+
+    @Override
+    public long provisioning(final long deviceOffset, final long length) {
+        return delegate.provisioning(deviceOffset, length);
+    }
 }

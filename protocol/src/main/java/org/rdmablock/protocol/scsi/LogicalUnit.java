@@ -54,6 +54,18 @@ public final class LogicalUnit {
     private static final MemorySegment ZEROES = Arena.global().allocate(1 << 16, 4096).asReadOnly();
     /** WRITE SAME repeats its block over at most this much of the data buffer per backend write. */
     private static final long WRITE_SAME_CHUNK_BYTES = 1 << 20;
+    /** GET LBA STATUS's parameter data (SBC-4 5.8.2): its header, then one descriptor per run of blocks. */
+    private static final int LBA_STATUS_LENGTH_OFFSET = 0;
+    private static final int LBA_STATUS_HEADER = 8;
+    private static final int LBA_STATUS_DESCRIPTOR = 16;
+    private static final int LBA_STATUS_BLOCKS_OFFSET = 8;
+    private static final int LBA_STATUS_PROVISIONING_OFFSET = 12;
+    private static final int PROVISIONING_MAPPED = 0;
+    private static final int PROVISIONING_DEALLOCATED = 1;
+    /** At most this many descriptors per answer; the initiator asks again from the LBA after the last. */
+    private static final int LBA_STATUS_MAX_DESCRIPTORS = 256;
+    /** At most this many backend runs looked at per answer, so that one command's work is bounded. */
+    private static final int LBA_STATUS_MAX_RUNS = 1 << 16;
     /** VERIFY's byte check reads the medium this much at a time into the command's own compare buffer. */
     static final int COMPARE_CHUNK_BYTES = 1 << 16;
 
@@ -226,6 +238,7 @@ public final class LogicalUnit {
             case MODE_SELECT -> modeSelect(cmd, d);
             case READ_CAPACITY_10 -> readCapacity10(cmd);
             case READ_CAPACITY_16 -> readCapacity16(cmd, d);
+            case GET_LBA_STATUS -> getLbaStatus(cmd, d);
             case READ -> read(cmd, d);
             case WRITE -> write(cmd, d);
             case VERIFY -> verify(cmd, d);
@@ -330,6 +343,62 @@ public final class LogicalUnit {
             put8(out, 14, 0x80 | (backend.unmapReadsZeroes() ? 0x40 : 0));   // LBPME, LBPRZ
         }
         cmd.completeWithData(32, d.allocationLength());
+    }
+
+    /**
+     * GET LBA STATUS (SBC-4 5.8): a descriptor per run of mapped or deallocated blocks from the starting LBA on, as the
+     * backend knows them ({@link BlockBackend#provisioning}); asking the backend may wait on the device, so a caller that
+     * must not wait has it made where it may.
+     */
+    private void getLbaStatus(ScsiCommand cmd, CdbDecoder d) {
+        if (Long.compareUnsigned(d.lba(), blockCount) >= 0) {
+            lbaOutOfRange(cmd);
+            return;
+        }
+        long lba = d.lba();
+        long allocation = d.allocationLength();
+        CallDeferral deferral = cmd.deferral();
+        if (deferral != null) {
+            deferral.deferCall(() -> answerLbaStatus(cmd, lba, allocation));
+            return;
+        }
+        answerLbaStatus(cmd, lba, allocation);
+    }
+
+    private void answerLbaStatus(ScsiCommand cmd, long lba, long allocation) {
+        int most = (int) Math.max(1, Math.min(LBA_STATUS_MAX_DESCRIPTORS, (allocation - LBA_STATUS_HEADER) / LBA_STATUS_DESCRIPTOR));
+        MemorySegment out = cmd.scratch(LBA_STATUS_HEADER + (long) most * LBA_STATUS_DESCRIPTOR);
+        long capacity = blockCount;
+        long at = lba;
+        int count = 0;
+        long lastStatus = -1;
+        long lastBlocks = 0;
+        for (int runs = 0; at < capacity && runs < LBA_STATUS_MAX_RUNS; runs++) {
+            long run = backend.provisioning(at << blockShift, (capacity - at) << blockShift);
+            long blocks = run >= 0 ? (run + config.blockSize() - 1) >>> blockShift : -run >>> blockShift;
+            int status = run < 0 && blocks > 0 ? PROVISIONING_DEALLOCATED : PROVISIONING_MAPPED;
+            blocks = Math.min(Math.max(1, blocks), capacity - at); // a partly written block counts as mapped
+            long descriptor = LBA_STATUS_HEADER + (long) (count - 1) * LBA_STATUS_DESCRIPTOR;
+            if (status == lastStatus && lastBlocks + blocks <= 0xFFFF_FFFFL) {
+                lastBlocks += blocks;
+                put32(out, descriptor + LBA_STATUS_BLOCKS_OFFSET, lastBlocks);
+            } else if (count < most) {
+                descriptor += LBA_STATUS_DESCRIPTOR;
+                count++;
+                put64(out, descriptor, at);
+                put32(out, descriptor + LBA_STATUS_BLOCKS_OFFSET, Math.min(blocks, 0xFFFF_FFFFL));
+                put8(out, descriptor + LBA_STATUS_PROVISIONING_OFFSET, status);
+                lastStatus = status;
+                lastBlocks = Math.min(blocks, 0xFFFF_FFFFL);
+                blocks = lastBlocks;
+            } else {
+                break;
+            }
+            at += blocks;
+        }
+        int length = LBA_STATUS_HEADER + count * LBA_STATUS_DESCRIPTOR;
+        put32(out, LBA_STATUS_LENGTH_OFFSET, length - 4); // the bytes after the length field
+        cmd.completeWithData(length, allocation);
     }
 
     private void reportLuns(ScsiCommand cmd, CdbDecoder d) {

@@ -43,6 +43,8 @@ public final class ScsiOpcode {
 
     /** SERVICE ACTION IN(16) service action: READ CAPACITY(16). */
     public static final int SA_READ_CAPACITY_16 = 0x10;
+    /** SERVICE ACTION IN(16) service action: GET LBA STATUS. */
+    public static final int SA_GET_LBA_STATUS = 0x12;
     /** MAINTENANCE IN service action: REPORT SUPPORTED OPERATION CODES. */
     public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
 

@@ -72,7 +72,10 @@ class CdbDecoderTest {
         assertTrue(decode(rc16));
         assertEquals(CommandKind.READ_CAPACITY_16, d.kind());
         assertEquals(32, d.allocationLength());
-        rc16[1] = 0x12;                                                         // GET LBA STATUS: not offered
+        rc16[1] = 0x12;                                                         // GET LBA STATUS
+        assertTrue(decode(rc16));
+        assertEquals(CommandKind.GET_LBA_STATUS, d.kind());
+        rc16[1] = 0x13;                                                         // no such service action
         assertFalse(decode(rc16));
         assertEquals(1, d.errorField());
         assertTrue(decode(Cdbs.reportOpcodes(2, true, 0x9E, 0x10, 100)));

@@ -161,4 +161,9 @@ final class Cdbs {
         return ByteBuffer.allocate(16).put(0, (byte) 0x89).put(1, (byte) (fua ? 0x08 : 0)).putLong(2, lba)
                 .put(13, (byte) blocks).array();
     }
+
+    /** GET LBA STATUS: SERVICE ACTION IN(16) 12h, starting LBA in bytes 2-9, allocation length in 10-13 (SBC-4 5.8). */
+    static byte[] getLbaStatus(long lba, int allocation) {
+        return ByteBuffer.allocate(16).put(0, (byte) 0x9E).put(1, (byte) 0x12).putLong(2, lba).putInt(10, allocation).array();
+    }
 }

@@ -22,6 +22,13 @@ final class LunHarness {
         cmd.setCompletion(c -> completions++);
     }
 
+    /** Over a backend of the test's own ({@link #backend} is null then). */
+    LunHarness(LogicalUnitConfig config, BlockBackend own) {
+        backend = null;
+        unit = new LogicalUnit(config, own);
+        cmd.setCompletion(c -> completions++);
+    }
+
     static LunHarness of(int blockSize) {
         return new LunHarness(config(blockSize).build(), 64L * 4096 * 16);
     }

@@ -29,7 +29,7 @@ class ReportSupportedOperationCodesTest {
             int cdbLength = b.getShort(at + 6);
             assertEquals(CdbDecoder.groupLength(opcode), cdbLength, "CDB length of 0x" + Integer.toHexString(opcode));
             if (opcode == 0x9E) {
-                assertEquals(0x10, b.getShort(at + 2));
+                assertTrue(Set.of(0x10, 0x12).contains((int) b.getShort(at + 2)), "READ CAPACITY(16) or GET LBA STATUS");
                 assertEquals(1, b.get(at + 5) & 1, "SERVACTV");
             }
         }
@@ -82,7 +82,7 @@ class ReportSupportedOperationCodesTest {
         byte[] d = h.dataIn();
         assertEquals(4, d.length);
         assertEquals(1, d[1] & 0x07, "not supported");
-        assertGood(h.run(Cdbs.reportOpcodes(3, false, 0x9E, 0x12, 512), 512));  // GET LBA STATUS
+        assertGood(h.run(Cdbs.reportOpcodes(3, false, 0x9E, 0x13, 512), 512));  // no SERVICE ACTION IN 13h
         assertEquals(1, h.dataIn()[1] & 0x07);
     }
 
@@ -94,6 +94,8 @@ class ReportSupportedOperationCodesTest {
         assertEquals(3, d[1] & 0x07);
         assertEquals(4 + 16 + 12, d.length);
         assertGood(h.run(Cdbs.reportOpcodes(3, false, 0xA3, 0x0C, 512), 512));
+        assertEquals(3, h.dataIn()[1] & 0x07);
+        assertGood(h.run(Cdbs.reportOpcodes(2, false, 0x9E, 0x12, 512), 512));  // GET LBA STATUS
         assertEquals(3, h.dataIn()[1] & 0x07);
         assertGood(h.run(Cdbs.reportOpcodes(3, false, 0x28, 0, 512), 512));
         assertEquals(3, h.dataIn()[1] & 0x07, "option 3 on a command without service actions");

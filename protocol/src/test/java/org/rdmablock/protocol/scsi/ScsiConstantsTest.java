@@ -92,6 +92,7 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "READ_12", 0xa8, "READ_12"),
             pin(ScsiOpcode.class, "WRITE_12", 0xaa, "WRITE_12"),
             pin(ScsiOpcode.class, "SA_READ_CAPACITY_16", 0x10, "SAI_READ_CAPACITY_16"),
+            pin(ScsiOpcode.class, "SA_GET_LBA_STATUS", 0x12, "SAI_GET_LBA_STATUS"),
             pin(ScsiOpcode.class, "SA_REPORT_SUPPORTED_OPERATION_CODES", 0x0c, "MI_REPORT_SUPPORTED_OPERATION_CODES"));
 
     // Sense data framing, drivers/scsi/scsi_common.c scsi_build_sense_buffer(): buf[0] = 0x70 "fixed, current",

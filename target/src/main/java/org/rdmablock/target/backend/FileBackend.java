@@ -296,6 +296,26 @@ public final class FileBackend extends AbstractLunBackend implements InPlaceStor
         return BackendStatus.OK;
     }
 
+    /**
+     * Mapped: the file's data; deallocated: its holes ({@code lseek} SEEK_DATA / SEEK_HOLE), which punched-out UNMAPs
+     * and never-written sparse ranges are. A file system that cannot tell reports everything mapped.
+     */
+    @Override
+    public long provisioning(long deviceOffset, long length) {
+        long data = LibC.lseek(fd, deviceOffset, LibC.SEEK_DATA);
+        if (data == -LibC.ENXIO) {
+            return -length; // no data from here to the end of the file
+        }
+        if (data < 0) {
+            return length;
+        }
+        if (data > deviceOffset) {
+            return -Math.min(data - deviceOffset, length);
+        }
+        long hole = LibC.lseek(fd, deviceOffset, LibC.SEEK_HOLE);
+        return hole <= deviceOffset ? length : Math.min(hole - deviceOffset, length);
+    }
+
     @Override
     BackendStatus unmapChecked(long deviceOffset, long length) {
         if (!punchUnsupported) {

@@ -2,6 +2,7 @@ package org.rdmablock.target.backend;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.rdmablock.protocol.scsi.BackendStatus;
 import org.rdmablock.target.config.LunConfig;
@@ -28,12 +29,18 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
     private final MemorySegment storage;
     /** The mapping's registrations for {@link InPlaceStorage}. */
     private final MappingRegistrations registrations;
+    /**
+     * A bit per page: set once a write touched it, cleared when an unmap gave it back (GET LBA STATUS's map). Set by
+     * every write with one read of its word when the bit is set already.
+     */
+    private final AtomicLongArray written;
 
     private MemoryBackend(LunConfig config, long address) {
         super(config);
         long size = config.sizeBytes();
         this.storage = MemorySegment.ofAddress(address).reinterpret(size, arena, mapping -> LibC.unmapMemory(mapping.address(), size));
         this.registrations = new MappingRegistrations(logName(), storage, AccessFlags.LOCAL_WRITE);
+        this.written = new AtomicLongArray((int) ((size / LibC.PAGE_SIZE + 63) / 64 + 1));
     }
 
     /** Maps the LUN's memory; throws {@link BackendOpenException} when it cannot. */
@@ -72,7 +79,60 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
         if (!inPlace(deviceOffset, buffer, bufferOffset)) {
             MemorySegment.copy(buffer, bufferOffset, storage, deviceOffset, length);
         }
+        markPages(deviceOffset / LibC.PAGE_SIZE, (deviceOffset + length + LibC.PAGE_SIZE - 1) / LibC.PAGE_SIZE, true);
         return BackendStatus.OK;
+    }
+
+    /** Sets (or clears) the bits of pages {@code first} to {@code end} (exclusive). */
+    private void markPages(long first, long end, boolean set) {
+        for (long page = first; page < end; ) {
+            int word = (int) (page >>> 6);
+            long upTo = Math.min(end, (page | 63) + 1);
+            long mask = (upTo - page == 64 ? -1L : ((1L << (upTo - page)) - 1)) << (page & 63);
+            long bits = written.get(word);
+            if (set ? (bits & mask) != mask : (bits & mask) != 0) {
+                if (set) {
+                    written.getAndAccumulate(word, mask, MemoryBackend::or);
+                } else {
+                    written.getAndAccumulate(word, ~mask, MemoryBackend::and);
+                }
+            }
+            page = upTo;
+        }
+    }
+
+    private static long or(long a, long b) {
+        return a | b;
+    }
+
+    private static long and(long a, long b) {
+        return a & b;
+    }
+
+    private boolean pageWritten(long page) {
+        return (written.get((int) (page >>> 6)) & (1L << (page & 63))) != 0;
+    }
+
+    /** Mapped: the pages a write touched since the last unmap gave them back; deallocated: the others (they read zero). */
+    @Override
+    public long provisioning(long deviceOffset, long length) {
+        long page = deviceOffset / LibC.PAGE_SIZE;
+        boolean mapped = pageWritten(page);
+        long end = deviceOffset + length;
+        long next = (page + 1) * LibC.PAGE_SIZE;
+        while (next < end) {
+            long p = next / LibC.PAGE_SIZE;
+            long word = written.get((int) (p >>> 6));
+            if ((p & 63) == 0 && word == (mapped ? -1L : 0L)) {
+                next += 64 * LibC.PAGE_SIZE; // a whole word of the same: 64 pages at once
+            } else if (pageWritten(p) == mapped) {
+                next += LibC.PAGE_SIZE;
+            } else {
+                break;
+            }
+        }
+        long run = Math.min(next, end) - deviceOffset;
+        return mapped ? run : -run;
     }
 
     /** Whether the caller's buffer is the LUN's own memory at the same place: the data is where it belongs already. */
@@ -96,6 +156,7 @@ public final class MemoryBackend extends AbstractLunBackend implements InPlaceSt
         if (result < 0) { // cannot happen for a private anonymous mapping; zero the pages instead
             Zeroes.fill(storage, firstPage, endPage - firstPage);
         }
+        markPages(firstPage / LibC.PAGE_SIZE, endPage / LibC.PAGE_SIZE, false);
         return BackendStatus.OK;
     }
 

@@ -270,6 +270,40 @@ public final class RocksDbBackend extends AbstractLunBackend {
         }
     }
 
+    /**
+     * Mapped: the block groups that have a key; deallocated: those that have none (never written, or unmapped whole),
+     * which read as zeroes. One iterator seek, then a step per present group of the run.
+     */
+    @Override
+    public long provisioning(long deviceOffset, long length) {
+        long group = deviceOffset / BLOCK_GROUP_BYTES;
+        long end = deviceOffset + length;
+        try (RocksIterator keys = db.newIterator(readOptions)) {
+            keys.seek(keyBytes(group));
+            long present = keyedGroup(keys);
+            if (present != group) {
+                long next = present < 0 ? end : Math.min(end, present * BLOCK_GROUP_BYTES);
+                return -(next - deviceOffset);
+            }
+            long expected = group;
+            while (present == expected && expected * BLOCK_GROUP_BYTES < end) {
+                expected++;
+                keys.next();
+                present = keyedGroup(keys);
+            }
+            return Math.min(end, expected * BLOCK_GROUP_BYTES) - deviceOffset;
+        }
+    }
+
+    /** The group of this LUN under the iterator, or -1 past the LUN's keys. */
+    private long keyedGroup(RocksIterator keys) {
+        if (!keys.isValid()) {
+            return -1;
+        }
+        ByteBuffer key = ByteBuffer.wrap(keys.key());
+        return key.remaining() == KEY_BYTES && key.getInt(0) == lun ? key.getLong(4) : -1;
+    }
+
     /** Zeroes the unmapped part of partial groups at the two ends, and deletes the whole groups between them. */
     @Override
     BackendStatus unmapChecked(long deviceOffset, long length) {

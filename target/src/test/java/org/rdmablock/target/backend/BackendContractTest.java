@@ -174,6 +174,32 @@ abstract class BackendContractTest {
         }
     }
 
+    /** GET LBA STATUS's source: runs of written (mapped) and never-written or unmapped (deallocated) bytes. */
+    @ParameterizedTest(name = "{0}-byte blocks")
+    @MethodSource("blockSizes")
+    void provisioningTellsWrittenRangesFromDeallocatedOnes(int blockSize, @TempDir Path dir) {
+        try (LunBackend backend = BackendFactory.open(config(dir, blockSize, WriteCachePolicy.WRITE_BACK))) {
+            if (!keepsData()) {
+                assertEquals(DEVICE_BYTES, backend.provisioning(0, DEVICE_BYTES), "the null backend: all mapped");
+                return;
+            }
+            assertEquals(-DEVICE_BYTES, backend.provisioning(0, DEVICE_BYTES), "nothing written yet");
+            Completion done = new Completion();
+            DeviceModel.fillPattern(buffer, 0, 64 << 10, 7);
+            backend.write(128 << 10, buffer, 0, 64 << 10, false, done.reset());
+            done.assertStatus(BackendStatus.OK, "write of 64 KiB at 128 KiB");
+            assertEquals(-(128L << 10), backend.provisioning(0, DEVICE_BYTES), "deallocated up to the write");
+            assertEquals(64L << 10, backend.provisioning(128 << 10, DEVICE_BYTES - (128 << 10)), "the write's bytes");
+            assertEquals(-(DEVICE_BYTES - (192 << 10)), backend.provisioning(192 << 10, DEVICE_BYTES - (192 << 10)));
+            assertEquals(16L << 10, backend.provisioning(128 << 10, 16 << 10), "at most the length asked");
+            backend.unmap(136 << 10, 16 << 10, done.reset());
+            done.assertStatus(BackendStatus.OK, "unmap of 16 KiB at 136 KiB");
+            assertEquals(8L << 10, backend.provisioning(128 << 10, DEVICE_BYTES - (128 << 10)));
+            assertEquals(-(16L << 10), backend.provisioning(136 << 10, DEVICE_BYTES - (136 << 10)), "the unmapped hole");
+            assertEquals(40L << 10, backend.provisioning(152 << 10, DEVICE_BYTES - (152 << 10)));
+        }
+    }
+
     @ParameterizedTest(name = "{0}-byte blocks, {1}")
     @MethodSource("blockSizesAndPolicies")
     void fuaWritesAndFlushesComplete(int blockSize, WriteCachePolicy writeCache, @TempDir Path dir) {

@@ -42,6 +42,9 @@ public final class LibC {
         default -> 040000;
     };
     public static final int SEEK_END = 2;
+    /** lseek(2): the next offset holding data, or the next hole, at or after the one given (Linux 3.1+). */
+    public static final int SEEK_DATA = 3;
+    public static final int SEEK_HOLE = 4;
     /** fallocate(2): deallocate the range (it reads zeroes) without changing the file's size. */
     public static final int FALLOC_FL_KEEP_SIZE = 1;
     public static final int FALLOC_FL_PUNCH_HOLE = 2;
@@ -64,6 +67,7 @@ public final class LibC {
 
     /** The errnos the backends act on. */
     public static final int ENOENT = 2;
+    public static final int ENXIO = 6;
     public static final int EINTR = 4;
     public static final int EIO = 5;
     public static final int EAGAIN = 11;
@@ -222,6 +226,11 @@ public final class LibC {
     /** ftruncate(fd, length): 0 or -errno. */
     public static int ftruncate(int fd, long length) {
         return (int) control(FTRUNCATE, "ftruncate", fd, length);
+    }
+
+    /** lseek(fd, offset, whence): the resulting offset, or -errno (ENXIO: no data, or no hole, after {@code offset}). */
+    public static long lseek(int fd, long offset, int whence) {
+        return control(LSEEK, "lseek", fd, offset, whence);
     }
 
     /** The size of the file behind {@code fd} (lseek to its end), or -errno. */
