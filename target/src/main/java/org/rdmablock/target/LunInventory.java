@@ -555,6 +555,12 @@ public final class LunInventory implements AutoCloseable {
         }
     }
 
+    /** The unit served as LUN {@code number}, or null. */
+    public synchronized LogicalUnit unit(final int number) {
+        final Lun lun = luns.get(number);
+        return lun == null ? null : lun.unit();
+    }
+
     /** The numbers of the LUNs served now. */
     public synchronized List<Integer> numbers() {
         return List.copyOf(luns.keySet());

@@ -212,6 +212,30 @@ public final class PersistentReservations {
         return state.registrations.length;
     }
 
+    /**
+     * The state in a few words, for operators: "" when nothing is registered or reserved; otherwise the reservation
+     * (its type's short name and the holder's key, or SPC-2's holder), the registrations and the generation.
+     */
+    public String describe() {
+        final State s = state;
+        final StringBuilder out = new StringBuilder();
+        if (s.spc2Holder != null) {
+            out.append("SPC-2 RESERVE by ").append(s.spc2Holder);
+        }
+        if (s.type != 0) {
+            out.append(TYPE_NAMES[s.type]).append(s.holder == null ? " (all registrants)"
+                    : " by 0x" + Long.toHexString(s.holder.key()));
+        }
+        if (s.registrations.length > 0) {
+            out.append(out.isEmpty() ? "" : ", ").append(s.registrations.length).append(" registered, generation ")
+                    .append(Integer.toUnsignedString(s.generation)).append(s.aptpl ? ", persists (APTPL)" : "");
+        }
+        return out.toString();
+    }
+
+    /** Short names of the reservation types, by type code. */
+    private static final String[] TYPE_NAMES = {"", "WE", "", "EA", "", "WE-RO", "EA-RO", "WE-AR", "EA-AR"};
+
     /** The persistent reservation's type, or 0 without one. */
     public int reservationType() {
         return state.type;

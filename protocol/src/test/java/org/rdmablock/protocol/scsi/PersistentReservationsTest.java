@@ -135,6 +135,7 @@ class PersistentReservationsTest {
         registerAandB();
         assertGood(prout(a, RESERVE, WRITE_EXCLUSIVE_REGISTRANTS_ONLY, KEY_A, 0));
         assertGoodBecause(write(b), "SPC-4: a registrant writes under Write Exclusive - Registrants Only");
+        assertEquals("WE-RO by 0xa1, 2 registered, generation 2", h.unit.reservations().describe(), "what operators see");
         assertConflict(write(c));
         assertGood(read(c));
         assertGood(prout(a, RELEASE, WRITE_EXCLUSIVE_REGISTRANTS_ONLY, KEY_A, 0));
@@ -298,6 +299,13 @@ class PersistentReservationsTest {
         assertGoodBecause(as(a, Cdbs.reserve6(), new byte[0], 0), "CRH=1: the holder's RESERVE succeeds and changes nothing");
         assertArrayEquals(new long[] {KEY_A, WRITE_EXCLUSIVE}, reservation());
         assertConflict(as(b, Cdbs.release6(), new byte[0], 0));
+    }
+
+    @Test
+    void anUnreservedUnitDescribesItselfAsNothing() {
+        assertEquals("", h.unit.reservations().describe());
+        assertGood(as(c, Cdbs.reserve6(), new byte[0], 0));
+        assertEquals(true, h.unit.reservations().describe().startsWith("SPC-2 RESERVE by nexus "));
     }
 
     @Test

@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
 @Command(name = "rdmablock admin", mixinStandardHelpOptions = true, versionProvider = CommandLines.Version.class,
         sortOptions = false, description = "Asks a running target daemon over its management socket ([admin] socket).",
         footer = {"", "Verbs:", "  status     the daemon: version, address, target port id, uptime, LUNs, sessions, channels",
-                "  luns       each LUN: backend, size, block size, read-only, write cache, its I/O so far",
+                "  luns       each LUN: backend, size, block size, read-only, write cache, its I/O so far, its reservation",
                 "  sessions   each initiator port or NVMe host logged in: address, channels, credits, commands in flight,",
                 "             since, the host NQN",
                 "  reload     re-read the config file and apply its LUN changes, as SIGHUP does; says what it did",

@@ -50,7 +50,7 @@ public final class AdminMethods {
     /** One LUN: its configuration and its I/O so far. */
     public record Lun(int number, String backend, String path, long sizeBytes, int blockSize, boolean readOnly,
                       String writeCache, List<String> allowedInitiators, long readCommands, long writeCommands,
-                      long readBytes, long writeBytes, long errors, long inFlight) {
+                      long readBytes, long writeBytes, long errors, long inFlight, String reservation) {
     }
 
     /**
@@ -191,8 +191,14 @@ public final class AdminMethods {
                     c.path() == null ? null : c.path().toString(), c.sizeBytes(), c.blockSize(), c.readOnly(),
                     c.writeCache() == LunConfig.WriteCachePolicy.WRITE_BACK ? "write-back" : "write-through",
                     c.allowedInitiators().stream().map(Object::toString).toList(), io.readCommands(), io.writeCommands(),
-                    io.readBytes(), io.writeBytes(), io.errors(), io.queueDepth());
+                    io.readBytes(), io.writeBytes(), io.errors(), io.queueDepth(), reservationOf(s, c.number()));
         }).toList();
+    }
+
+    /** The LUN's persistent (or SPC-2) reservation and registrations in a few words; "" when it has none. */
+    private static String reservationOf(final Sources s, final int number) {
+        final org.rdmablock.protocol.scsi.LogicalUnit unit = s.inventory().unit(number);
+        return unit == null ? "" : unit.reservations().describe();
     }
 
     private static List<Session> sessions(final Sources s) {
