@@ -164,7 +164,7 @@ ibsrp_discard() (
       echo "LUN $n: GET LBA STATUS from 1 MiB said lba $lba, $blocks blocks, status $status; not 2 MiB deallocated"; exit 1; }
     # the patterns are whole again for the next steps
     dd if=$IBSRP_DIR/pattern-$n of=$dev bs=1M oflag=direct status=none
-    echo "LUN $n ($dev): 2 MiB discarded read zeros, the data around them intact"
+    echo "LUN $n ($dev): 2 MiB discarded read zeros and are one deallocated run, the data around them intact"
     # VERIFY (16) with BYTCHK 01b: equal data-out is GOOD, one byte off is MISCOMPARE (sg3-utils' exit status 14)
     bs=${l##*:}
     head -c 8192 $IBSRP_DIR/pattern-$n > $IBSRP_DIR/same-$n
