@@ -219,15 +219,20 @@ pr_fence_cmd() {
   pr_row $name $id "exit $want, $text" "exit $PR_RC, $last" $([ $PR_RC = $want ] && [ "$last" = "$text" ] && echo 1 || echo 0)
 }
 
-# pr_caps <name> <id> <dev>: REPORT CAPABILITIES, its flags and the types its type mask allows, in one cell
+# pr_caps <name> <id> <dev>: REPORT CAPABILITIES, its flags and the types its type mask allows, in one cell. SPC-4
+# 6.16.3 leaves most flags to the target (SIP_C=0: no SPEC_I_PT; PTPL_C: whether it can keep registrations through
+# power loss; ALLOW_COMMANDS: which commands a Write Exclusive reservation lets through): the row asks only for a
+# valid type mask (TMV=1) with at least one type, and PTPL_A=0 since no registration here asks for APTPL
 pr_caps() {
-  local flags types
+  local flags types expect
   pr_cmd $1 $2 sg_persist -n --in --report-capabilities $3
   flags=$(sed -n 's/.*(\([A-Z_]*\)): *\([01]\)$/\1=\2/p; s/^ *Allow Commands: *\([0-9]\)$/ALLOW_COMMANDS=\1/p' $PR_TXT | paste -sd' ')
   types=$(sed -n 's/^ *\(Write Exclusive\|Exclusive Access\)\(.*\): 1$/\1\2/p' $PR_TXT | sed \
     -e 's/Write Exclusive/WE/; s/Exclusive Access/EA/; s/, registrants only/-RO/; s/, all registrants/-AR/' | sort | paste -sd' ')
-  pr_row $1 $2 "GOOD; the types of 5.13.1 it supports" "$(pr_status $PR_RC); $flags; types: $types" \
-    $([ $PR_RC = 0 ] && [ -n "$types" ] && echo 1 || echo 0)
+  expect="GOOD; TMV=1 and the types of 5.13.1 it supports; PTPL_A=0 (no APTPL asked); SIP_C, PTPL_C, ATP_C, CRH"
+  expect+=" and ALLOW_COMMANDS are the target's choice"
+  pr_row $1 $2 "$expect" "$(pr_status $PR_RC); $flags; types: $types" \
+    $([ $PR_RC = 0 ] && [ -n "$types" ] && [[ " $flags " == *" TMV=1 "* && " $flags " == *" PTPL_A=0 "* ]] && echo 1 || echo 0)
 }
 
 # clears whatever unit attention the logins left (a power-on or reset one) so that the sequence starts clean; bounded
