@@ -5,7 +5,8 @@
 # releases, preempts and clears through them, and sg_raw's WRITE(10), READ(10) and TEST UNIT READY show what each
 # nexus may do. Every answer is checked against what SPC-4 requires; the rows go to $OUT/pr-compare.md (step,
 # expectation, LIO's answer, ours). Then Pacemaker's fence_scsi unfences A and B, fences A through B's device, and A's
-# writes conflict. Every command's output is kept in $OUT/pr/.
+# writes conflict. Then A and B race COMPARE AND WRITEs on one block (with C's plain WRITEs every other round): every
+# outcome must be a serial order's (a second table in pr-compare.md). Every command's output is kept in $OUT/pr/.
 #
 # Sourced by ib-srp.sh while our daemon is up and LIO is down (srp-compare.sh took it down): it brings LIO up its own
 # way (below), tests it, takes it down, then tests our memory LUN 4. Run as a plan of its own (deploy/qemu/run.sh
@@ -337,6 +338,156 @@ pr_fence() {
   [ $PR_FAILED = 0 ] || { echo "$name: $PR_FAILED fence_scsi answers differ"; return 1; }
 }
 
+# ---- COMPARE AND WRITE (SBC-4 5.3): a race of nexuses A and B on one block, with a third writer C every other round
+
+# SBC-4: the compare and the write are one atomic operation against every other command that writes the blocks, so
+# any mix of COMPARE AND WRITEs and WRITEs must end as one serial order of them would. Each round A and B send
+# sg_compare_and_write (SG_IO: no page cache) with verify=P (what the block holds) and write=QA or QB at once; in even
+# rounds C writes W with dd oflag=direct at the same time. Then C reads the block back with dd iflag=direct and cmp
+# names it; it is the next round's P. PR_CAW_ROUNDS rounds (each round's time goes into the table).
+PR_CAW_ROUNDS=${PR_CAW_ROUNDS:-200}   # about 0.45 s a round on LIO, 0.5 on ours in the guest: 90 - 100 s each
+PR_CAW_LBA=$((PR_LBA + 16))            # a block of its own, 8 KiB past the PR checks' one
+PR_CAW_DIR=$PR_DIR/caw
+
+# pr_lun <name>: the LUN the nexuses of <name> see
+pr_lun() { if [ $1 = lio ]; then echo $PR_LIO_LUN; else echo $PR_OURS_LUN; fi; }
+
+# pr_caw_check_dev <name> <nexus>: the nexus's disk is still LUN <lun> of the SCSI host pr_login saw appear for its
+# initiator_ext, with 512-byte blocks (the patterns are one block): each command goes through the nexus it is meant to
+pr_caw_check_dev() {
+  local host dev hctl
+  read -r host dev < $PR_DIR/$1.$2
+  hctl=$(basename "$(readlink -f /sys/block/${dev#/dev/}/device)")
+  [ "${hctl%%:*}" = $host ] && [ "${hctl##*:}" = $(pr_lun $1) ] \
+    || { echo "$1 nexus $2: $dev is SCSI $hctl, not host $host LUN $(pr_lun $1)"; return 1; }
+  [ "$(blockdev --getss $dev)" = 512 ] || { echo "$dev: block size $(blockdev --getss $dev), not 512"; return 1; }
+}
+
+# pr_caw_serial <third writer 0/1>: every outcome some serial order of the round's commands gives, one
+# "<A's status> <B's status> <the block>" a line (0: GOOD, 14: MISCOMPARE; the block by its pattern's name): the
+# orders of A and B, or (third writer) of A, B and C; a COMPARE AND WRITE writes only if the block still holds P
+pr_caw_serial() {
+  local orders="A,B B,A" order x blk sa sb
+  [ $1 = 0 ] || orders="A,B,C A,C,B B,A,C B,C,A C,A,B C,B,A"
+  for order in $orders; do
+    blk=P
+    for x in ${order//,/ }; do
+      case $x in
+        A) if [ $blk = P ]; then sa=0; blk=QA; else sa=14; fi ;;
+        B) if [ $blk = P ]; then sb=0; blk=QB; else sb=14; fi ;;
+        C) blk=W ;;
+      esac
+    done
+    echo "$sa $sb $blk"
+  done | sort -u
+}
+
+# pr_caw_in <outcome> <outcomes>: whether <outcome> is one of the lines of <outcomes> (no process per round)
+pr_caw_in() { [[ $'\n'"$2"$'\n' == *$'\n'"$1"$'\n'* ]]; }
+
+# pr_caw_pattern <file> <text>: one block (512 bytes) of <text>, padded with spaces: each round's patterns differ
+pr_caw_pattern() { printf '%-511s\n' "$2" > $1; }
+
+# pr_caw_go <cmd>...: run in the background, waits (bounded) for its line from the gate pr_caw opened, then runs
+# <cmd>: the round's commands start together once all are forked, not one fork apart. bash reads a pipe a byte at a
+# time, so each takes exactly one line.
+pr_caw_go() {
+  read -r -t 30 -u $PR_CAW_GATE _ || { echo "the gate did not open in 30 s" >&2; exit 1; }
+  exec "$@" {PR_CAW_GATE}>&-
+}
+
+# pr_caw_round <name> <round> <A> <B> <C> <third writer 0/1>: one round; PR_CAW_GOT is its outcome, as
+# pr_caw_serial writes one ("torn" for a block that is none of the patterns); $PR_CAW_DIR/P is then what the block
+# holds. The launch order alternates every two rounds so that neither side always starts first. Fails only if the
+# block cannot be read back.
+pr_caw_round() {
+  local name=$1 r=$2 A=$3 B=$4 C=$5 third=$6 d=$PR_CAW_DIR pa pb pc="" sa sb x got=torn
+  pr_caw_pattern $d/QA "$name round $r: A"
+  pr_caw_pattern $d/QB "$name round $r: B"
+  pr_caw_pattern $d/W "$name round $r: C"
+  cat $d/P $d/QA > $d/inA
+  cat $d/P $d/QB > $d/inB
+  if [ $((r / 2 % 2)) = 0 ]; then
+    pr_caw_go sg_compare_and_write --quiet --in=$d/inA --lba=$PR_CAW_LBA --num=1 --xferlen=1024 $A 2>>$OUT/pr/$name-caw-A.err & pa=$!
+    [ $third = 0 ] || { pr_caw_go dd if=$d/W of=$C bs=512 seek=$PR_CAW_LBA count=1 oflag=direct status=none & pc=$!; }
+    pr_caw_go sg_compare_and_write --quiet --in=$d/inB --lba=$PR_CAW_LBA --num=1 --xferlen=1024 $B 2>>$OUT/pr/$name-caw-B.err & pb=$!
+  else
+    pr_caw_go sg_compare_and_write --quiet --in=$d/inB --lba=$PR_CAW_LBA --num=1 --xferlen=1024 $B 2>>$OUT/pr/$name-caw-B.err & pb=$!
+    [ $third = 0 ] || { pr_caw_go dd if=$d/W of=$C bs=512 seek=$PR_CAW_LBA count=1 oflag=direct status=none & pc=$!; }
+    pr_caw_go sg_compare_and_write --quiet --in=$d/inA --lba=$PR_CAW_LBA --num=1 --xferlen=1024 $A 2>>$OUT/pr/$name-caw-A.err & pa=$!
+  fi
+  # all of them forked: open the gate, one line each
+  printf 'go\n%.0s' $pa $pb $pc >&$PR_CAW_GATE
+  wait $pa; sa=$?
+  wait $pb; sb=$?
+  if [ -n "$pc" ]; then wait $pc || { echo "round $r: C's WRITE failed"; return 1; }; fi
+  dd if=$C of=$d/back bs=512 skip=$PR_CAW_LBA count=1 iflag=direct status=none \
+    || { echo "round $r: C's READ failed"; return 1; }
+  for x in W QA QB P; do
+    [ $third = 1 ] || [ $x != W ] || continue
+    cmp -s $d/back $d/$x && { got=$x; break; }
+  done
+  mv $d/back $d/P
+  PR_CAW_GOT="$sa $sb $got"
+}
+
+# pr_caw <name>: PR_CAW_ROUNDS rounds through <name>'s nexuses; counts rounds, wins of A and of B, rounds the third
+# writer made both miscompare, and violations (an outcome no serial order gives: two winners, none without a third
+# writer, a torn block, the block not the winner's or not W after a third writer, another status), of two-writer
+# and of third-writer rounds apart, into $PR_DIR/<name>.caw; each violation into $OUT/pr/<name>-caw.log. Fails on any
+# violation on ours; on LIO only on two-writer violations and two winners (LIO serialises COMPARE AND WRITEs per
+# device, but a plain WRITE may land between one's read and its write: third-writer violations are recorded).
+pr_caw() {
+  local rc=0
+  rm -rf $PR_CAW_DIR; mkdir -p $PR_CAW_DIR
+  # the gate: a FIFO held open for reading and writing (so neither end's open blocks), closed after the race
+  mkfifo $PR_CAW_DIR/gate && exec {PR_CAW_GATE}<>$PR_CAW_DIR/gate || return 1
+  pr_caw_race $1 || rc=$?
+  exec {PR_CAW_GATE}>&-
+  return $rc
+}
+
+# pr_caw_race <name>: the rounds of pr_caw, the gate open
+pr_caw_race() {
+  local name=$1 A B C r third start secs awins=0 bwins=0 none=0 late=0 v2=0 v3=0 two=0 log=$OUT/pr/$1-caw.log
+  local serial2 serial3
+  rm -f $PR_DIR/$name.caw
+  A=$(pr_dev $name A); B=$(pr_dev $name B); C=$(pr_dev $name C)
+  pr_caw_check_dev $name A && pr_caw_check_dev $name B && pr_caw_check_dev $name C || return 1
+  [ $A != $B ] && [ $B != $C ] && [ $A != $C ] || { echo "nexuses share a disk: $A $B $C"; return 1; }
+  serial2=$(pr_caw_serial 0); serial3=$(pr_caw_serial 1)
+  { echo "serial outcomes, two writers:"; echo "$serial2"; echo "serial outcomes, third writer:"; echo "$serial3"; } > $log
+  pr_clear_ua $A $B $C
+  # the first P, written and read back through C
+  pr_caw_pattern $PR_CAW_DIR/P "$name round 0: P"
+  dd if=$PR_CAW_DIR/P of=$C bs=512 seek=$PR_CAW_LBA count=1 oflag=direct status=none \
+    && dd if=$C of=$PR_CAW_DIR/back bs=512 skip=$PR_CAW_LBA count=1 iflag=direct status=none \
+    && cmp $PR_CAW_DIR/P $PR_CAW_DIR/back || { echo "$name: the first pattern did not read back"; return 1; }
+  start=$EPOCHREALTIME
+  for r in $(seq 1 $PR_CAW_ROUNDS); do
+    third=$((r % 2 == 0 ? 1 : 0))
+    pr_caw_round $name $r $A $B $C $third \
+      || { printf '%s\t%s\n' $name "stopped in round $r: the block could not be written or read" > $PR_DIR/$name.caw; return 1; }
+    case "$PR_CAW_GOT" in 0\ 14\ *) awins=$((awins + 1)) ;; 14\ 0\ *) bwins=$((bwins + 1)) ;; 14\ 14\ *) none=$((none + 1)) ;;
+                          0\ 0\ *) two=$((two + 1)) ;; esac
+    # the side forked second won (pr_caw_round forks A first when r / 2 is even): the two were in flight together
+    case "$((r / 2 % 2)) $PR_CAW_GOT" in 0\ 14\ 0\ *|1\ 0\ 14\ *) late=$((late + 1)) ;; esac
+    if [ $third = 0 ]; then
+      pr_caw_in "$PR_CAW_GOT" "$serial2" || { v2=$((v2 + 1)); echo "round $r (A, B): $PR_CAW_GOT" >> $log; }
+    else
+      pr_caw_in "$PR_CAW_GOT" "$serial3" || { v3=$((v3 + 1)); echo "round $r (A, B, C): $PR_CAW_GOT" >> $log; }
+    fi
+  done
+  secs=$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $start}")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $name $PR_CAW_ROUNDS $awins $bwins $late $none $v2 $v3 $secs \
+    $(awk "BEGIN{printf \"%.2f\", $secs / $PR_CAW_ROUNDS}") > $PR_DIR/$name.caw
+  echo "$name COMPARE AND WRITE: $PR_CAW_ROUNDS rounds in $secs s, A won $awins, B won $bwins ($late forked second)," \
+       "neither $none;" \
+       "violations: $v2 of two writers, $v3 with a third writer ($two rounds with two winners); see $log"
+  [ $two = 0 ] && [ $v2 = 0 ] || return 1
+  [ $name = lio ] || [ $v3 = 0 ]
+}
+
 # ---- the table
 
 # $OUT/pr-compare.md from the rows of LIO and ours (a target not run shows "-"); the report of capabilities and
@@ -361,6 +512,25 @@ pr_table() {
                 file == 2 {if (!($1 in e)) {order[++n] = $1; e[$1] = $2}; ours[$1] = $3}
                 END {for (i = 1; i <= n; i++) {s = order[i]; printf "| %s | %s | %s | %s |\n", s, e[s],
                      (s in lio) ? lio[s] : "not run", (s in ours) ? ours[s] : "not run"}}' $PR_DIR/lio.rows $PR_DIR/ours.rows
+    echo
+    echo "## COMPARE AND WRITE race"
+    echo
+    echo "Per round, nexuses A and B send COMPARE AND WRITE (sg_compare_and_write, one 512-byte block at LBA" \
+         "$PR_CAW_LBA) with verify = the block's contents and write = a pattern of their own, at once; in every" \
+         "even round C writes a third pattern with a plain WRITE (dd oflag=direct) at the same time. C reads the" \
+         "block back (dd iflag=direct). A violation is an outcome (A's status, B's, the block) that no serial order" \
+         "of the round's commands gives (SBC-4 5.3: atomic against every other write): with two writers one wins," \
+         "the other gets MISCOMPARE, the block is the winner's; with a third writer the block must end as C's" \
+         "pattern and at most one COMPARE AND WRITE wins (both lose if C came first). \"forked 2nd\": wins of the" \
+         "side whose process started second (A and B take turns every two rounds; both wait at a gate until all" \
+         "are forked): the two were in flight together. \"neither\": rounds C won outright. The violations, round" \
+         "by round: pr/<target>-caw.log."
+    echo
+    echo "| target | rounds | A wins | B wins | forked 2nd | neither | violations, two writers | violations, third writer | seconds | s/round |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    for f in lio ours; do
+      [ -f $PR_DIR/$f.caw ] && awk -F'\t' '{printf "| %s |", $1; for (i = 2; i <= NF; i++) printf " %s |", $i; print ""}' $PR_DIR/$f.caw
+    done
     for f in lio ours; do
       for s in f-full; do
         [ -f $OUT/pr/$f-$s.txt ] || continue
@@ -463,6 +633,7 @@ pr_lio_steps() {
   step pr_lio_logins pr_logins lio /dev/null "$(pr_lio_line)" $PR_LIO_LUN
   step pr_lio_sequence pr_sequence lio
   step pr_lio_fence pr_fence lio
+  step pr_lio_caw pr_caw lio
   step pr_lio_logouts pr_logouts lio
   step pr_lio_down pr_lio_down
 }
@@ -471,6 +642,7 @@ pr_ours_steps() {
   step pr_ours_logins pr_logins ours $PR_OURS_LOG "" $PR_OURS_LUN
   step pr_ours_sequence pr_sequence ours
   step pr_ours_fence pr_fence ours
+  step pr_ours_caw pr_caw ours
   step pr_ours_logouts pr_logouts ours
 }
 
