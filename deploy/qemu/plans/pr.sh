@@ -345,7 +345,7 @@ pr_fence() {
 # sg_compare_and_write (SG_IO: no page cache) with verify=P (what the block holds) and write=QA or QB at once; in even
 # rounds C writes W with dd oflag=direct at the same time. Then C reads the block back with dd iflag=direct and cmp
 # names it; it is the next round's P. PR_CAW_ROUNDS rounds (each round's time goes into the table).
-PR_CAW_ROUNDS=${PR_CAW_ROUNDS:-200}   # about 0.45 s a round on LIO, 0.5 on ours in the guest: 90 - 100 s each
+PR_CAW_ROUNDS=${PR_CAW_ROUNDS:-100}   # about 0.45 s a round on LIO, 0.5 on ours in the guest: 45 - 50 s each (bin/test's CompareAndWriteTest races 500 through the soft provider)
 PR_CAW_LBA=$((PR_LBA + 16))            # a block of its own, 8 KiB past the PR checks' one
 PR_CAW_DIR=$PR_DIR/caw
 
