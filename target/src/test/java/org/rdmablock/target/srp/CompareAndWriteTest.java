@@ -1,10 +1,28 @@
 package org.rdmablock.target.srp;
 
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.rdmablock.protocol.scsi.BackendCallback;
+import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.protocol.scsi.CallDeferral;
+import org.rdmablock.protocol.scsi.ForwardingBackend;
+import org.rdmablock.protocol.scsi.LogicalUnit;
+import org.rdmablock.protocol.scsi.LogicalUnitConfig;
+import org.rdmablock.protocol.scsi.LunAddress;
 import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.target.backend.BackendFactory;
+import org.rdmablock.target.backend.InPlaceStorage;
+import org.rdmablock.target.backend.LunBackend;
+import org.rdmablock.target.config.LunConfig;
+import org.rdmablock.target.metrics.TargetStatistics;
 import org.rdmablock.target.srp.TestInitiator.Response;
 
+import org.rdmablock.verbs.MemoryRegion;
+import org.rdmablock.verbs.ProtectionDomain;
+
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +40,8 @@ import static org.rdmablock.target.Waiting.waitUpTo;
 /**
  * COMPARE AND WRITE is atomic against every other write to its blocks, from any initiator: racing ones have exactly
  * one winner, and a plain WRITE racing them lands wholly before or wholly after each (the outcome is one of a serial
- * order's); a WRITE that arrives while a COMPARE AND WRITE is between its read and its write waits for it.
+ * order's), on a LUN served through the data buffers and on one served in place; a WRITE that arrives while a COMPARE
+ * AND WRITE is between its read and its write waits for it.
  */
 class CompareAndWriteTest extends TargetTestBase {
     private static final int ROUNDS = Integer.getInteger("rdmablock.caw.rounds", 500);
@@ -41,18 +60,110 @@ class CompareAndWriteTest extends TargetTestBase {
         return both;
     }
 
-    private static void submitCompareAndWrite(final TestInitiator ini, final long tag, final byte[] expected, final byte[] fresh) {
+    /** A memory LUN served in place (its WRITEs' data lands by RDMA READ straight in its memory), beside LUN 0. */
+    private static final long IN_PLACE_LUN = LunAddress.encode(2);
+    private LunBackend inPlace;
+
+    @BeforeEach
+    void addInPlaceLun() {
+        inPlace = BackendFactory.open(new LunConfig(2, LunConfig.BackendKind.MEMORY, null, 4L << 20, BLOCK, false,
+                LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), false, false));
+        units.add(new LogicalUnit(2, LogicalUnitConfig.builder().serialNumber("lun2").blockSize(BLOCK)
+                .maxTransferBytes(1 << 20).build(), inPlace));
+    }
+
+    @AfterEach
+    void closeInPlaceLun() {
+        inPlace.close();
+    }
+
+    /** An in-place LUN whose read completions a test may hold, as {@link TargetTestBase#lun0Gate} holds LUN 0's. */
+    private static final class GatedInPlace extends ForwardingBackend implements InPlaceStorage {
+        final CompletionGate gate = new CompletionGate();
+
+        GatedInPlace(final LunBackend memory) {
+            super(memory);
+        }
+
+        @Override
+        public void read(final long deviceOffset, final MemorySegment buffer, final long bufferOffset, final int length,
+                         final BackendCallback callback) {
+            delegate.read(deviceOffset, buffer, bufferOffset, length, new BackendCallback() {
+                @Override
+                public void completed(final BackendStatus status) {
+                    gate.execute(() -> callback.completed(status));
+                }
+
+                @Override
+                public CallDeferral deferral() {
+                    return callback.deferral();
+                }
+            });
+        }
+
+        @Override
+        public MemoryRegion regionIn(final ProtectionDomain pd) {
+            return ((InPlaceStorage) delegate).regionIn(pd);
+        }
+
+        @Override
+        public void releaseRegionIn(final ProtectionDomain pd) {
+            ((InPlaceStorage) delegate).releaseRegionIn(pd);
+        }
+    }
+
+    /** The block at {@link #LBA} as the LUN's memory holds it, read past any gate. */
+    private static byte[] inMemory(final LunBackend memory) {
+        final MemorySegment copy = MemorySegment.ofArray(new byte[BLOCK]);
+        final java.util.concurrent.atomic.AtomicReference<BackendStatus> status = new java.util.concurrent.atomic.AtomicReference<>();
+        memory.read(LBA * BLOCK, copy, 0, BLOCK, status::set);
+        assertEquals(BackendStatus.OK, status.get());
+        return copy.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
+    @Test
+    void aWriteArrivingDuringACompareAndWriteIsNotPlacedInTheLunsMemory() {
+        final LunBackend memory = BackendFactory.open(new LunConfig(3, LunConfig.BackendKind.MEMORY, null, 4L << 20, BLOCK,
+                false, LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), false, false));
+        try {
+            final GatedInPlace gated = new GatedInPlace(memory);
+            units.add(new LogicalUnit(3, LogicalUnitConfig.builder().serialNumber("lun3").blockSize(BLOCK)
+                    .maxTransferBytes(1 << 20).build(), gated));
+            final long lun = LunAddress.encode(3);
+            final TestInitiator a = login(0xA);
+            final TestInitiator c = login(0xC);
+            final byte[] start = pattern(BLOCK, 17);
+            fill(a, IN, start);
+            assertEquals(ScsiStatus.GOOD, a.execute(lun, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
+            final byte[] plain = pattern(BLOCK, 19);
+            gated.gate.hold();
+            submitCompareAndWrite(a, lun, 1, start, pattern(BLOCK, 18));
+            waitUpTo(SETTLE, "the COMPARE AND WRITE's read waits").until(gated.gate::heldCount, held -> held == 1);
+            submitWrite(c, lun, 2, plain);
+            assertThrows(ConditionTimeoutException.class, () -> waitUpTo(Duration.ofMillis(300), "the WRITE's data in memory")
+                    .until(() -> Arrays.equals(inMemory(memory), plain)), "the WRITE's data stays out of the LUN's memory");
+            gated.gate.release();
+            assertEquals(ScsiStatus.GOOD, a.awaitResponse().status(), "the compare saw the blocks as they were");
+            assertEquals(ScsiStatus.GOOD, c.awaitResponse().status());
+            assertArrayEquals(plain, inMemory(memory), "the WRITE landed after the COMPARE AND WRITE");
+        } finally {
+            memory.close();
+        }
+    }
+
+    private static void submitCompareAndWrite(final TestInitiator ini, final long lun, final long tag, final byte[] expected,
+                                              final byte[] fresh) {
         fill(ini, 0, concat(expected, fresh));
-        ini.submit(tag, LUN0, compareAndWrite(LBA), 2 * BLOCK, 0, 0, false);
+        ini.submit(tag, lun, compareAndWrite(LBA), 2 * BLOCK, 0, 0, false);
     }
 
-    private static void submitWrite(final TestInitiator ini, final long tag, final byte[] data) {
+    private static void submitWrite(final TestInitiator ini, final long lun, final long tag, final byte[] data) {
         fill(ini, 0, data);
-        ini.submit(tag, LUN0, TestInitiator.write16(LBA, 1), BLOCK, 0, 0, false);
+        ini.submit(tag, lun, TestInitiator.write16(LBA, 1), BLOCK, 0, 0, false);
     }
 
-    private static byte[] readBlock(final TestInitiator ini) {
-        assertEquals(ScsiStatus.GOOD, ini.execute(LUN0, TestInitiator.read16(LBA, 1), 0, BLOCK, IN, false).status());
+    private static byte[] readBlock(final TestInitiator ini, final long lun) {
+        assertEquals(ScsiStatus.GOOD, ini.execute(lun, TestInitiator.read16(LBA, 1), 0, BLOCK, IN, false).status());
         return bytesAt(ini, IN, BLOCK);
     }
 
@@ -82,22 +193,33 @@ class CompareAndWriteTest extends TargetTestBase {
 
     @Test
     void racingCompareAndWritesHaveOneWinnerAndAPlainWriteLandsBeforeOrAfterEach() {
+        race(LUN0);
+    }
+
+    /** The same on a LUN whose plain WRITEs are placed in place: one racing a COMPARE AND WRITE must not be. */
+    @Test
+    void theRaceHoldsOnALunServedInPlace() {
+        race(IN_PLACE_LUN);
+        assertTrue(statistics.count(TargetStatistics.Count.IN_PLACE) > 0, "some commands went in place");
+    }
+
+    private void race(final long lun) {
         final TestInitiator a = login(0xA);
         final TestInitiator b = login(0xB);
         final TestInitiator c = login(0xC);
         byte[] current = pattern(BLOCK, 0);
         fill(a, IN, current);
-        assertEquals(ScsiStatus.GOOD, a.execute(LUN0, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
+        assertEquals(ScsiStatus.GOOD, a.execute(lun, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
         int bothCompared = 0;
         for (int round = 1; round <= ROUNDS; round++) {
             final byte[] fromA = pattern(BLOCK, 3 * round);
             final byte[] fromB = pattern(BLOCK, 3 * round + 1);
             final byte[] plain = pattern(BLOCK, 3 * round + 2);
             final boolean withWrite = round % 2 == 0;
-            submitCompareAndWrite(a, round, current, fromA);
-            submitCompareAndWrite(b, round, current, fromB);
+            submitCompareAndWrite(a, lun, round, current, fromA);
+            submitCompareAndWrite(b, lun, round, current, fromB);
             if (withWrite) {
-                submitWrite(c, round, plain);
+                submitWrite(c, lun, round, plain);
             }
             final Response ra = a.awaitResponse();
             final Response rb = b.awaitResponse();
@@ -108,7 +230,7 @@ class CompareAndWriteTest extends TargetTestBase {
                 assertTrue(r.status() == ScsiStatus.GOOD || r.status() == ScsiStatus.CHECK_CONDITION && r.senseKey() == MISCOMPARE,
                         "round " + round + ": GOOD or MISCOMPARE, not " + r);
             }
-            final byte[] after = readBlock(a);
+            final byte[] after = readBlock(a, lun);
             final List<Step> steps = new ArrayList<>(List.of(new Step('A', current, fromA), new Step('B', current, fromB)));
             steps.add(withWrite ? new Step('C', null, plain) : new Step('C', current, current));
             final String seen = ra.status() + "/" + rb.status() + "/" + Arrays.hashCode(after);
@@ -134,14 +256,14 @@ class CompareAndWriteTest extends TargetTestBase {
         final byte[] fresh = pattern(BLOCK, 8);
         final byte[] plain = pattern(BLOCK, 9);
         lun0Gate.hold();
-        submitCompareAndWrite(a, 1, start, fresh);
+        submitCompareAndWrite(a, LUN0, 1, start, fresh);
         waitUpTo(SETTLE, "the COMPARE AND WRITE's read waits in the backend").until(lun0Gate::heldCount, held -> held == 1);
-        submitWrite(c, 2, plain);
+        submitWrite(c, LUN0, 2, plain);
         assertThrows(ConditionTimeoutException.class, () -> waitUpTo(Duration.ofMillis(300), "the WRITE reaching the backend")
                 .until(lun0Gate::heldCount, held -> held > 1), "the WRITE waits for the COMPARE AND WRITE");
         lun0Gate.release();
         assertEquals(ScsiStatus.GOOD, a.awaitResponse().status(), "the compare found what it read before the WRITE");
         assertEquals(ScsiStatus.GOOD, c.awaitResponse().status());
-        assertArrayEquals(plain, readBlock(a), "the WRITE landed after the COMPARE AND WRITE");
+        assertArrayEquals(plain, readBlock(a, LUN0), "the WRITE landed after the COMPARE AND WRITE");
     }
 }
