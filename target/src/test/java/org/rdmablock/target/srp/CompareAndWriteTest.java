@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.rdmablock.protocol.scsi.BackendCallback;
 import org.rdmablock.protocol.scsi.BackendStatus;
+import org.rdmablock.protocol.scsi.BlockBackend;
 import org.rdmablock.protocol.scsi.CallDeferral;
 import org.rdmablock.protocol.scsi.ForwardingBackend;
 import org.rdmablock.protocol.scsi.LogicalUnit;
@@ -66,10 +67,26 @@ class CompareAndWriteTest extends TargetTestBase {
 
     @BeforeEach
     void addInPlaceLun() {
-        inPlace = BackendFactory.open(new LunConfig(2, LunConfig.BackendKind.MEMORY, null, 4L << 20, BLOCK, false,
+        inPlace = memoryLun(2);
+        serve(2, inPlace);
+    }
+
+    /** A 4 MiB memory LUN of 512-byte blocks, numbered {@code number}. */
+    private static LunBackend memoryLun(final int number) {
+        return BackendFactory.open(new LunConfig(number, LunConfig.BackendKind.MEMORY, null, 4L << 20, BLOCK, false,
                 LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), false, false));
-        units.add(new LogicalUnit(2, LogicalUnitConfig.builder().serialNumber("lun2").blockSize(BLOCK)
-                .maxTransferBytes(1 << 20).build(), inPlace));
+    }
+
+    /** Serves {@code backend} as LUN {@code number} to every initiator. */
+    private void serve(final int number, final BlockBackend backend) {
+        units.add(new LogicalUnit(number, LogicalUnitConfig.builder().serialNumber("lun" + number).blockSize(BLOCK)
+                .maxTransferBytes(1 << 20).build(), backend));
+    }
+
+    /** {@code data} written at {@link #LBA} by {@code ini}, answered GOOD. */
+    private static void writeBlock(final TestInitiator ini, final long lun, final byte[] data) {
+        fill(ini, IN, data);
+        assertEquals(ScsiStatus.GOOD, ini.execute(lun, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
     }
 
     @AfterEach
@@ -123,18 +140,15 @@ class CompareAndWriteTest extends TargetTestBase {
 
     @Test
     void aWriteArrivingDuringACompareAndWriteIsNotPlacedInTheLunsMemory() {
-        final LunBackend memory = BackendFactory.open(new LunConfig(3, LunConfig.BackendKind.MEMORY, null, 4L << 20, BLOCK,
-                false, LunConfig.WriteCachePolicy.WRITE_BACK, false, 0, List.of(), false, false));
+        final LunBackend memory = memoryLun(3);
         try {
             final GatedInPlace gated = new GatedInPlace(memory);
-            units.add(new LogicalUnit(3, LogicalUnitConfig.builder().serialNumber("lun3").blockSize(BLOCK)
-                    .maxTransferBytes(1 << 20).build(), gated));
+            serve(3, gated);
             final long lun = LunAddress.encode(3);
             final TestInitiator a = login(0xA);
             final TestInitiator c = login(0xC);
             final byte[] start = pattern(BLOCK, 17);
-            fill(a, IN, start);
-            assertEquals(ScsiStatus.GOOD, a.execute(lun, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
+            writeBlock(a, lun, start);
             final byte[] plain = pattern(BLOCK, 19);
             gated.gate.hold();
             submitCompareAndWrite(a, lun, 1, start, pattern(BLOCK, 18));
@@ -208,8 +222,7 @@ class CompareAndWriteTest extends TargetTestBase {
         final TestInitiator b = login(0xB);
         final TestInitiator c = login(0xC);
         byte[] current = pattern(BLOCK, 0);
-        fill(a, IN, current);
-        assertEquals(ScsiStatus.GOOD, a.execute(lun, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
+        writeBlock(a, lun, current);
         int bothCompared = 0;
         for (int round = 1; round <= ROUNDS; round++) {
             final byte[] fromA = pattern(BLOCK, 3 * round);
@@ -251,8 +264,7 @@ class CompareAndWriteTest extends TargetTestBase {
         final TestInitiator a = login(0xA);
         final TestInitiator c = login(0xC);
         final byte[] start = pattern(BLOCK, 7);
-        fill(a, IN, start);
-        assertEquals(ScsiStatus.GOOD, a.execute(LUN0, TestInitiator.write16(LBA, 1), BLOCK, 0, IN, false).status());
+        writeBlock(a, LUN0, start);
         final byte[] fresh = pattern(BLOCK, 8);
         final byte[] plain = pattern(BLOCK, 9);
         lun0Gate.hold();

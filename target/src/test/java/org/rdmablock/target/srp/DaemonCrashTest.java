@@ -264,11 +264,7 @@ class DaemonCrashTest {
 
     private static TestInitiator.Response prout(final TestInitiator ini, final int action, final int type, final long key,
                                                 final long serviceActionKey, final int flags) {
-        final byte[] cdb = java.nio.ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) action).put(2, (byte) type)
-                .putInt(5, 24).array();
-        TargetTestBase.fill(ini, 4096, java.nio.ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey)
-                .put(20, (byte) flags).array());
-        return ini.execute(TargetTestBase.LUN0, cdb, 24, 0, 4096, false);
+        return PersistentReservationsSrpTest.prout(ini, 4096, action, type, key, serviceActionKey, flags);
     }
 
     /** A config's [listen] and [target] tables: this port, the tests' target port id. */

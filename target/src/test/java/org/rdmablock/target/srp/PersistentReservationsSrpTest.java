@@ -26,10 +26,19 @@ class PersistentReservationsSrpTest extends TargetTestBase {
 
     private static Response prout(final TestInitiator ini, final int action, final int type, final long key,
                                   final long serviceActionKey) {
+        return prout(ini, OUT, action, type, key, serviceActionKey, 0);
+    }
+
+    /**
+     * PERSISTENT RESERVE OUT to LUN 0: the basic parameter list (keys, and {@code flags} in byte 20: APTPL 01h) taken
+     * from {@code at} in the initiator's buffer.
+     */
+    static Response prout(final TestInitiator ini, final long at, final int action, final int type, final long key,
+                          final long serviceActionKey, final int flags) {
         final byte[] cdb = ByteBuffer.allocate(10).put(0, (byte) 0x5F).put(1, (byte) action).put(2, (byte) type)
                 .putInt(5, 24).array();
-        fill(ini, OUT, ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey).array());
-        return ini.execute(LUN0, cdb, 24, 0, OUT, false);
+        fill(ini, at, ByteBuffer.allocate(24).putLong(0, key).putLong(8, serviceActionKey).put(20, (byte) flags).array());
+        return ini.execute(LUN0, cdb, 24, 0, at, false);
     }
 
     private static Response write(final TestInitiator ini) {
