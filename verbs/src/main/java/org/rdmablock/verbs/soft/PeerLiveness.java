@@ -52,6 +52,9 @@ final class PeerLiveness {
         this.sq = qp.sq;
         final long frameTimeout = Configuration.frameTimeoutMillis();
         this.frameTimeoutNanos = frameTimeout <= 0 ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(frameTimeout);
+        // a sweep that first finds the connection mid-frame measures from here, not from nanoTime's origin (which
+        // dropped fresh connections as silent for hours)
+        this.frameProgressSince = System.nanoTime();
     }
 
     /** TCP keepalive on the connection: an idle connection to a vanished host is reset by the kernel in time. */
