@@ -123,6 +123,24 @@ class PeerLivenessTest {
         }
     }
 
+    /**
+     * A liveness check whose first sweep finds a fresh connection mid-frame, before the reader's byte counter moved
+     * (the poller parses before it counts; the sweep reads both racily), measures the stall from its own start: the
+     * connection stays up.
+     */
+    @Test
+    void aFirstSweepThatFindsAFreshConnectionMidFrameDoesNotDropIt() throws Exception {
+        try (ScriptedConnection c = connect()) {
+            final SoftConnectedQueuePair qp = (SoftConnectedQueuePair) c.qp;
+            c.peer.write(c.peer.send(new byte[40]).slice(0, 10));
+            Await.atMost("the reader is mid-frame", TIMEOUT).until(() -> qp.inbound.reader.midFrame());
+            qp.inbound.readsWithBytes = 0; // what the race leaves the sweep to see: bytes parsed, none counted yet
+            final PeerLiveness fresh = new PeerLiveness(qp);
+            assertEquals(0, fresh.onSweep(System.nanoTime()), "nothing done at the first sweep");
+            assertEquals(QueuePairState.RTS, c.qp.state(), "the connection is not dropped");
+        }
+    }
+
     @Test
     void unsignaledWorkToASilentButLivePeerIsProbedAndNeverTimesOut() throws Exception {
         try (ScriptedConnection c = connect()) {
