@@ -148,6 +148,8 @@ public final class CdbDecoder {
             case ScsiOpcode.READ_12, ScsiOpcode.WRITE_12 -> readWrite(u32(2), u32(6));
             case ScsiOpcode.READ_16, ScsiOpcode.WRITE_16, ScsiOpcode.VERIFY_16 -> readWrite(s64(2), u32(10));
             case ScsiOpcode.COMPARE_AND_WRITE -> compareAndWrite();
+            case ScsiOpcode.EXTENDED_COPY -> extendedCopy();
+            case ScsiOpcode.RECEIVE_COPY_RESULTS -> receiveCopyResults();
             case ScsiOpcode.SYNCHRONIZE_CACHE_10 -> synchronizeCache(u32(2), u16(7));
             case ScsiOpcode.SYNCHRONIZE_CACHE_16 -> synchronizeCache(s64(2), u32(10));
             case ScsiOpcode.WRITE_SAME_10 -> writeSame(u32(2), u16(7), false);
@@ -222,6 +224,29 @@ public final class CdbDecoder {
         lba = s64(2);
         transferLength = u8(13);
         return accept(CommandKind.COMPARE_AND_WRITE);
+    }
+
+    /** EXTENDED COPY (SPC-4 6.4): the service action in byte 1 (only LID1), the parameter list length in bytes 10-13. */
+    private boolean extendedCopy() {
+        serviceAction = u8(1) & 0x1F;
+        if (serviceAction != ScsiOpcode.SA_EXTENDED_COPY_LID1) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 4);
+        }
+        parameterListLength = u32(10);
+        return accept(CommandKind.EXTENDED_COPY);
+    }
+
+    /**
+     * RECEIVE COPY RESULTS (SPC-4 6.18): the service action in byte 1 (only OPERATING PARAMETERS: no copy's results are
+     * held, the copy manager reports none), the allocation length in bytes 10-13.
+     */
+    private boolean receiveCopyResults() {
+        serviceAction = u8(1) & 0x1F;
+        if (serviceAction != ScsiOpcode.SA_RECEIVE_COPY_OPERATING_PARAMETERS) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 4);
+        }
+        allocationLength = u32(10);
+        return accept(CommandKind.RECEIVE_COPY_RESULTS);
     }
 
     private boolean synchronizeCache(long address, long blocks) {
@@ -483,7 +508,7 @@ public final class CdbDecoder {
         return allocationLength;
     }
 
-    /** Parameter list length in bytes for MODE SELECT, UNMAP and PERSISTENT RESERVE OUT. */
+    /** Parameter list length in bytes for MODE SELECT, UNMAP, PERSISTENT RESERVE OUT and EXTENDED COPY. */
     public long parameterListLength() {
         return parameterListLength;
     }

@@ -29,5 +29,9 @@ public enum CommandKind {
     /** SPC-2 RESERVE(6). */
     RESERVE,
     /** SPC-2 RELEASE(6). */
-    RELEASE
+    RELEASE,
+    /** EXTENDED COPY(LID1): a copy between units made by the target. */
+    EXTENDED_COPY,
+    /** RECEIVE COPY RESULTS, OPERATING PARAMETERS: the copy manager's limits. */
+    RECEIVE_COPY_RESULTS
 }

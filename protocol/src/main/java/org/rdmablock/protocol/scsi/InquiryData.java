@@ -11,7 +11,7 @@ import static org.rdmablock.protocol.scsi.BigEndian.putAscii;
 /**
  * Builds INQUIRY data for a direct-access block device: the standard data (SPC-4 6.6.2) and the VPD
  * pages this target offers (SPC-4 7.8, SBC-3 6.6): 0x00 supported pages, 0x80 unit serial number, 0x83
- * device identification, 0xB0 block limits, 0xB1 block device characteristics, 0xB2 logical block
+ * device identification, 0x8F third-party copy, 0xB0 block limits, 0xB1 block device characteristics, 0xB2 logical block
  * provisioning. These are the pages Linux's scsi_attach_vpd and sd fetch when a disk attaches.
  */
 final class InquiryData {
@@ -20,7 +20,7 @@ final class InquiryData {
     /** Peripheral qualifier 011b, device type 0x1F: no logical unit at this LUN (SPC-4 6.6.2). */
     static final int NO_LOGICAL_UNIT = 0x7F;
     /** The VPD pages listed in page 0x00, in ascending order. */
-    static final int[] SUPPORTED_PAGES = {0x00, 0x80, 0x83, 0xB0, 0xB1, 0xB2};
+    static final int[] SUPPORTED_PAGES = {0x00, 0x80, 0x83, 0x8F, 0xB0, 0xB1, 0xB2};
 
     private static final int VERSION_SPC4 = 0x06;
     /** Version descriptors: SAM-5, SPC-4, SBC-3, SRP (SPC-4 table 49, "no version claimed" codes). */
@@ -36,6 +36,7 @@ final class InquiryData {
         put8(dst, 2, VERSION_SPC4);
         put8(dst, 3, 0x12);                  // HISUP, response data format 2
         put8(dst, 4, STANDARD_LENGTH - 5);   // additional length
+        put8(dst, 5, 0x08);                  // 3PC: EXTENDED COPY is served
         put8(dst, 7, 0x02);                  // CMDQUE: tagged command queuing
         putAscii(dst, 8, config.vendor(), 8);
         putAscii(dst, 16, config.product(), 16);
@@ -72,6 +73,7 @@ final class InquiryData {
                 yield withLength(dst, config.serialNumber().length());
             }
             case 0x83 -> withLength(dst, deviceIdentification(dst, config));
+            case 0x8F -> withLength(dst, ThirdPartyCopyData.vpdPage(dst));
             case 0xB0 -> blockLimits(dst, unit);
             case 0xB1 -> {
                 put16(dst, 4, 0x0001);       // medium rotation rate: non-rotating (solid state)

@@ -21,7 +21,8 @@ import static org.rdmablock.protocol.scsi.BigEndian.put8;
  * REMOVAL, READ CAPACITY (10)/(16), READ and WRITE (6)/(10)/(12)/(16) with FUA, VERIFY (10)/(16) of the
  * medium or with a byte check against the data-out (BYTCHK 01b and 11b), COMPARE AND WRITE, SYNCHRONIZE CACHE (10)/(16), WRITE SAME
  * (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS, REPORT SUPPORTED OPERATION CODES, PERSISTENT RESERVE IN and OUT
- * and SPC-2's RESERVE(6) and RELEASE(6) ({@link PersistentReservations}). Anything else is CHECK
+ * and SPC-2's RESERVE(6) and RELEASE(6) ({@link PersistentReservations}), EXTENDED COPY(LID1) between the units of the
+ * initiator's table and RECEIVE COPY RESULTS' operating parameters ({@link ThirdPartyCopyData}). Anything else is CHECK
  * CONDITION, ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE.
  *
  * <p>Durability: with the write cache enabled, writes complete when the backend has them and SYNCHRONIZE
@@ -41,6 +42,7 @@ public final class LogicalUnit {
     static final int OP_UNMAP_RANGE = 6;
     static final int OP_COMPARE = 7;
     static final int OP_COMPARE_AND_WRITE = 8;
+    static final int OP_EXTENDED_COPY = 9;
 
     private static final int ISSUING = 1;
     private static final int COMPLETED_INLINE = 2;
@@ -68,6 +70,8 @@ public final class LogicalUnit {
     private static final int LBA_STATUS_MAX_RUNS = 1 << 16;
     /** VERIFY's byte check reads the medium this much at a time into the command's own compare buffer. */
     static final int COMPARE_CHUNK_BYTES = 1 << 16;
+    /** EXTENDED COPY reads, then writes, this much at a time through the command's own copy buffer. */
+    static final int COPY_CHUNK_BYTES = 1 << 18;
 
     private final LogicalUnitConfig config;
     private final BlockBackend backend;
@@ -219,7 +223,16 @@ public final class LogicalUnit {
      * returns. Never throws for any CDB or data content.
      */
     public void execute(ScsiCommand cmd) {
+        execute(cmd, null);
+    }
+
+    /**
+     * Executes {@code cmd} arriving through {@code view}, the table of the units its initiator sees (the units an
+     * EXTENDED COPY may name); null for this unit alone.
+     */
+    void execute(ScsiCommand cmd, LogicalUnitTable view) {
         cmd.begin(this);
+        cmd.view = view;
         CdbDecoder d = cmd.decoder;
         if (!d.decode(cmd.cdb(), 0, cmd.cdbLength())) {
             cmd.checkCondition(senseFormat(), d.error(), -1, d.errorField(), true, d.errorBit());
@@ -250,6 +263,11 @@ public final class LogicalUnit {
             case REPORT_SUPPORTED_OPERATION_CODES -> reportSupportedOperationCodes(cmd, d);
             case PERSISTENT_RESERVE_IN -> reservations.in(cmd, d);
             case PERSISTENT_RESERVE_OUT, RESERVE, RELEASE -> reserveOrRelease(cmd, d);
+            case EXTENDED_COPY -> extendedCopy(cmd, d);
+            case RECEIVE_COPY_RESULTS -> {
+                MemorySegment out = cmd.scratch(64);
+                cmd.completeWithData(ThirdPartyCopyData.operatingParameters(out), d.allocationLength());
+            }
         }
     }
 
@@ -671,6 +689,228 @@ public final class LogicalUnit {
         issueChain(cmd);
     }
 
+    /**
+     * EXTENDED COPY(LID1) (SPC-4 6.4): checks the whole parameter list first (every copy target found among the units
+     * the initiator sees, by the NAA designator of its Device Identification page; every segment within both units'
+     * media; the destination writable and neither unit reserved against this nexus), so that a refused copy writes
+     * nothing; then copies segment after segment through the command's copy buffer, backwards where a segment's
+     * destination overlaps its source from above. No data crosses the wire. Uninterrupted against COMPARE AND WRITE as
+     * far as the caller orders writes around it: the target's pipeline counts it a write to every unit.
+     */
+    private void extendedCopy(ScsiCommand cmd, CdbDecoder d) {
+        long length = d.parameterListLength();
+        if (!cmd.accountDataOut(length)) {
+            invalidField(cmd, 10, -1);
+            return;
+        }
+        if (length == 0) {
+            cmd.complete(); // SPC-4: a PARAMETER LIST LENGTH of zero copies nothing, and is no error
+            return;
+        }
+        if (length < CopyParameterList.HEADER_LENGTH) {
+            parameterError(cmd, SenseCode.PARAMETER_LIST_LENGTH_ERROR, SenseData.NO_FIELD);
+            return;
+        }
+        if (cmd.copyList == null) {
+            cmd.copyList = new CopyParameterList(); // once per command object, with its copy buffer
+            cmd.copyTargets = new LogicalUnit[ThirdPartyCopyData.MAX_CSCD_DESCRIPTORS];
+            cmd.copyBuffer = Arena.ofAuto().allocate(COPY_CHUNK_BYTES, 4096);
+        }
+        CopyParameterList list = cmd.copyList.wrap(cmd.dataBuffer(), cmd.dataBufferOffset());
+        int cscdBytes = list.cscdListLength();
+        long segmentBytes = list.segmentListLength();
+        if (list.inlineDataLength() != 0) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, CopyParameterList.INLINE_DATA_LENGTH_OFFSET);
+            return;
+        }
+        if (cscdBytes > ThirdPartyCopyData.MAX_CSCD_DESCRIPTORS * CopyParameterList.CSCD_LENGTH) {
+            parameterError(cmd, SenseCode.TOO_MANY_TARGET_DESCRIPTORS, SenseData.NO_FIELD);
+            return;
+        }
+        if (segmentBytes > (long) ThirdPartyCopyData.MAX_SEGMENT_DESCRIPTORS * CopyParameterList.SEGMENT_BLOCK_TO_BLOCK_LENGTH) {
+            parameterError(cmd, SenseCode.TOO_MANY_SEGMENT_DESCRIPTORS, SenseData.NO_FIELD);
+            return;
+        }
+        if (CopyParameterList.HEADER_LENGTH + cscdBytes + segmentBytes > length) {
+            parameterError(cmd, SenseCode.PARAMETER_LIST_LENGTH_ERROR, SenseData.NO_FIELD);
+            return;
+        }
+        if (cscdBytes % CopyParameterList.CSCD_LENGTH != 0) {
+            // every CSCD type this manager could serve is 32 bytes long
+            parameterError(cmd, SenseCode.UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE,
+                    (int) CopyParameterList.cscdAt(cscdBytes / CopyParameterList.CSCD_LENGTH));
+            return;
+        }
+        if (segmentBytes % CopyParameterList.SEGMENT_BLOCK_TO_BLOCK_LENGTH != 0) {
+            parameterError(cmd, SenseCode.UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE, (int) CopyParameterList.segmentAt(cscdBytes,
+                    (int) (segmentBytes / CopyParameterList.SEGMENT_BLOCK_TO_BLOCK_LENGTH)));
+            return;
+        }
+        int cscds = cscdBytes / CopyParameterList.CSCD_LENGTH;
+        for (int i = 0; i < cscds; i++) {
+            if (!resolveCopyTarget(cmd, list, i)) {
+                return;
+            }
+        }
+        int segments = (int) (segmentBytes / CopyParameterList.SEGMENT_BLOCK_TO_BLOCK_LENGTH);
+        for (int i = 0; i < segments; i++) {
+            if (!checkSegment(cmd, list, cscdBytes, cscds, i)) {
+                return;
+            }
+        }
+        cmd.pendingOperation = OP_EXTENDED_COPY;
+        cmd.copyCscdBytes = cscdBytes;
+        cmd.descriptorIndex = 0;
+        cmd.descriptorCount = segments;
+        cmd.remaining = 0;
+        cmd.chunk = 0;
+        issueChain(cmd);
+    }
+
+    /** Finds the unit CSCD descriptor {@code index} names, into {@code cmd.copyTargets}; false, answered, when none. */
+    private boolean resolveCopyTarget(ScsiCommand cmd, CopyParameterList list, int index) {
+        long at = CopyParameterList.cscdAt(index);
+        if (list.u8(at + CopyParameterList.CSCD_TYPE_OFFSET) != CopyParameterList.CSCD_IDENTIFICATION) {
+            parameterError(cmd, SenseCode.UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE, (int) at);
+            return false;
+        }
+        if ((list.u8(at + CopyParameterList.CSCD_DEVICE_TYPE_OFFSET) & 0x3F) != 0) {
+            // NUL set, or a peripheral device type other than a block device's
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, (int) at + CopyParameterList.CSCD_DEVICE_TYPE_OFFSET);
+            return false;
+        }
+        long designation = at + CopyParameterList.CSCD_DESIGNATION_OFFSET;
+        LogicalUnitTable view = cmd.view;
+        LogicalUnit unit = view != null ? view.withNaa(list, designation) : naaMatches(list, designation) ? this : null;
+        if (unit == null) {
+            parameterError(cmd, SenseCode.COPY_TARGET_DEVICE_NOT_REACHABLE, SenseData.NO_FIELD);
+            return false;
+        }
+        if (list.diskBlockLength(at) != unit.config.blockSize()) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, (int) at + CopyParameterList.CSCD_BLOCK_LENGTH_OFFSET);
+            return false;
+        }
+        cmd.copyTargets[index] = unit;
+        return true;
+    }
+
+    /**
+     * Whether the designation descriptor at {@code at} of {@code list} is this unit's NAA designator (a binary NAA
+     * designator of the logical unit, as VPD 83h lists it).
+     */
+    boolean naaMatches(CopyParameterList list, long at) {
+        int length = list.u8(at + CopyParameterList.DESIGNATION_LENGTH_OFFSET);
+        int type = list.u8(at + CopyParameterList.DESIGNATION_TYPE_OFFSET);
+        if ((list.u8(at + CopyParameterList.DESIGNATION_CODE_SET_OFFSET) & 0x0F) != CopyParameterList.CODE_SET_BINARY
+                || (type & 0x30) != 0 || (type & 0x0F) != CopyParameterList.DESIGNATOR_NAA || length != config.naaLength()) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            if ((byte) list.u8(at + CopyParameterList.DESIGNATION_HEADER + i) != config.naaByte(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Checks segment descriptor {@code index} against its copy targets; false, answered, when it cannot be copied. */
+    private boolean checkSegment(ScsiCommand cmd, CopyParameterList list, int cscdBytes, int cscds, int index) {
+        long at = CopyParameterList.segmentAt(cscdBytes, index);
+        if (list.u8(at + CopyParameterList.SEGMENT_TYPE_OFFSET) != CopyParameterList.SEGMENT_BLOCK_TO_BLOCK) {
+            parameterError(cmd, SenseCode.UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE, (int) at);
+            return false;
+        }
+        if (list.u16(at + CopyParameterList.SEGMENT_DESCRIPTOR_LENGTH_OFFSET)
+                != CopyParameterList.SEGMENT_BLOCK_TO_BLOCK_LENGTH - 4) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, (int) at + CopyParameterList.SEGMENT_DESCRIPTOR_LENGTH_OFFSET);
+            return false;
+        }
+        int source = list.u16(at + CopyParameterList.SEGMENT_SOURCE_OFFSET);
+        int destination = list.u16(at + CopyParameterList.SEGMENT_DESTINATION_OFFSET);
+        if (source >= cscds || destination >= cscds) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, (int) at
+                    + (source >= cscds ? CopyParameterList.SEGMENT_SOURCE_OFFSET : CopyParameterList.SEGMENT_DESTINATION_OFFSET));
+            return false;
+        }
+        LogicalUnit from = cmd.copyTargets[source];
+        LogicalUnit to = cmd.copyTargets[destination];
+        if (from.blockShift != to.blockShift) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, (int) at + CopyParameterList.SEGMENT_DESTINATION_OFFSET);
+            return false;
+        }
+        long blocks = list.u16(at + CopyParameterList.SEGMENT_BLOCKS_OFFSET);
+        if (blocks << from.blockShift > ThirdPartyCopyData.MAX_SEGMENT_BYTES) {
+            parameterError(cmd, SenseCode.INVALID_FIELD_IN_PARAMETER_LIST, (int) at + CopyParameterList.SEGMENT_BLOCKS_OFFSET);
+            return false;
+        }
+        if (from.outOfRange(list.u64(at + CopyParameterList.SEGMENT_SOURCE_LBA_OFFSET), blocks)
+                || to.outOfRange(list.u64(at + CopyParameterList.SEGMENT_DESTINATION_LBA_OFFSET), blocks)) {
+            lbaOutOfRange(cmd);
+            return false;
+        }
+        if (to.writeProtected) {
+            parameterError(cmd, SenseCode.WRITE_PROTECTED, SenseData.NO_FIELD);
+            return false;
+        }
+        if (from.reservations.refuses(cmd.nexus(), ReservationTable.Access.READ_LIKE)
+                || to.reservations.refuses(cmd.nexus(), ReservationTable.Access.WRITE_LIKE)) {
+            cmd.reservationConflict();
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * One step of EXTENDED COPY: the write of the chunk just read, else the read of the next chunk (of this segment, or
+     * of the next one with blocks); false when every segment is copied.
+     */
+    private boolean issueCopyStep(ScsiCommand cmd) {
+        if (cmd.chunk > 0) {
+            long length = cmd.chunk;
+            cmd.chunk = 0;
+            cmd.copyWriting = true;
+            LogicalUnit to = cmd.copyTo;
+            cmd.issueState.set(ISSUING);
+            to.backend.write(cmd.copyDestination + cmd.copyChunkAt, cmd.copyBuffer, 0, (int) length, !to.writeCacheEnabled,
+                    cmd.backendCallback);
+            return true;
+        }
+        while (cmd.remaining == 0) {
+            if (cmd.descriptorIndex == cmd.descriptorCount) {
+                return false;
+            }
+            startSegment(cmd, cmd.descriptorIndex++);
+        }
+        long length = Math.min(COPY_CHUNK_BYTES, cmd.remaining);
+        cmd.copyChunkAt = cmd.copyBackward ? cmd.sourceOffset + cmd.remaining - length : cmd.sourceOffset;
+        if (!cmd.copyBackward) {
+            cmd.sourceOffset += length;
+        }
+        cmd.remaining -= length;
+        cmd.chunk = length;
+        cmd.copyWriting = false;
+        cmd.issueState.set(ISSUING);
+        cmd.copyFrom.backend.read(cmd.cursor + cmd.copyChunkAt, cmd.copyBuffer, 0, (int) length, cmd.backendCallback);
+        return true;
+    }
+
+    /** Loads segment {@code index} (checked already) into the command's copy state. */
+    private static void startSegment(ScsiCommand cmd, int index) {
+        CopyParameterList list = cmd.copyList;
+        long at = CopyParameterList.segmentAt(cmd.copyCscdBytes, index);
+        LogicalUnit from = cmd.copyTargets[list.u16(at + CopyParameterList.SEGMENT_SOURCE_OFFSET)];
+        LogicalUnit to = cmd.copyTargets[list.u16(at + CopyParameterList.SEGMENT_DESTINATION_OFFSET)];
+        long bytes = (long) list.u16(at + CopyParameterList.SEGMENT_BLOCKS_OFFSET) << from.blockShift;
+        cmd.copyFrom = from;
+        cmd.copyTo = to;
+        cmd.cursor = list.u64(at + CopyParameterList.SEGMENT_SOURCE_LBA_OFFSET) << from.blockShift;
+        cmd.copyDestination = list.u64(at + CopyParameterList.SEGMENT_DESTINATION_LBA_OFFSET) << to.blockShift;
+        cmd.remaining = bytes;
+        cmd.sourceOffset = 0;
+        // a destination inside the source's range, above its start: copied from the end down, as memmove does
+        cmd.copyBackward = from == to && cmd.copyDestination > cmd.cursor && cmd.copyDestination < cmd.cursor + bytes;
+    }
+
     // ---- backend completion and chained operations ----
 
     /**
@@ -710,6 +950,9 @@ public final class LogicalUnit {
 
     /** Issues one step; false when the chain is finished. */
     private boolean issueNext(ScsiCommand cmd) {
+        if (cmd.pendingOperation == OP_EXTENDED_COPY) {
+            return issueCopyStep(cmd);
+        }
         if (cmd.pendingOperation == OP_COMPARE || cmd.pendingOperation == OP_COMPARE_AND_WRITE) {
             if (cmd.chunk > 0 && !compareChunk(cmd)) {
                 return false;
@@ -768,7 +1011,7 @@ public final class LogicalUnit {
     void backendCompleted(ScsiCommand cmd, BackendStatus status) {
         int operation = cmd.pendingOperation;
         if (operation == OP_WRITE_SAME || operation == OP_UNMAP_DESCRIPTORS || operation == OP_COMPARE
-                || operation == OP_COMPARE_AND_WRITE) {
+                || operation == OP_COMPARE_AND_WRITE || operation == OP_EXTENDED_COPY) {
             if (cmd.issueState.get() == ISSUING) {
                 cmd.inlineStatus = status;
                 if (cmd.issueState.compareAndSet(ISSUING, COMPLETED_INLINE)) {
@@ -793,6 +1036,7 @@ public final class LogicalUnit {
         SenseCode code = switch (status) {
             case IO_ERROR -> cmd.pendingOperation == OP_READ || cmd.pendingOperation == OP_COMPARE
                     || cmd.pendingOperation == OP_COMPARE_AND_WRITE && !cmd.compareWriteIssued
+                    || cmd.pendingOperation == OP_EXTENDED_COPY && !cmd.copyWriting
                     ? SenseCode.UNRECOVERED_READ_ERROR : SenseCode.WRITE_ERROR;
             case NO_SPACE -> SenseCode.SPACE_ALLOCATION_FAILED_WRITE_PROTECT;
             default -> SenseCode.INTERNAL_TARGET_FAILURE;

@@ -61,6 +61,19 @@ public final class LogicalUnitTable {
         }
     }
 
+    /**
+     * The unit whose NAA designator the designation descriptor at {@code at} of {@code list} is, or null: how an
+     * EXTENDED COPY names its copy targets, only ever among this table's units.
+     */
+    LogicalUnit withNaa(CopyParameterList list, long at) {
+        for (LogicalUnit unit : byLun) {
+            if (unit != null && unit.naaMatches(list, at)) {
+                return unit;
+            }
+        }
+        return null;
+    }
+
     /** Number of units. */
     public int size() {
         int n = 0;
@@ -82,7 +95,7 @@ public final class LogicalUnitTable {
             // The table answers for its own inventory: one unit may sit in several tables (per-initiator views).
             executeWithoutUnit(cmd);
         } else if (unit != null) {
-            unit.execute(cmd);
+            unit.execute(cmd, this);
         } else {
             executeWithoutUnit(cmd);
         }

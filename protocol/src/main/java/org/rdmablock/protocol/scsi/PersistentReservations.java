@@ -364,6 +364,21 @@ public final class PersistentReservations {
                 || kind == CommandKind.RELEASE);
     }
 
+    /**
+     * Whether a command of {@code access} from {@code n} would meet RESERVATION CONFLICT now: an EXTENDED COPY's reads
+     * from and writes to a copy target (under an SPC-2 reservation, anything from another nexus conflicts).
+     */
+    boolean refuses(final Nexus n, final ReservationTable.Access access) {
+        final State s = reserved;
+        if (s == null) {
+            return false;
+        }
+        if (s.spc2Holder != null) {
+            return s.spc2Holder != n;
+        }
+        return !s.holds(n) && !ReservationTable.allowed(access, s.type, n != null && s.registrationOf(n) != null);
+    }
+
     /** Whether a WRITE decoded in {@code d} from {@code n} would meet RESERVATION CONFLICT now. */
     boolean refuses(final Nexus n, final CdbDecoder d) {
         final State s = reserved;

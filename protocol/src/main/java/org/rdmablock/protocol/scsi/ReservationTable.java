@@ -48,8 +48,10 @@ public final class ReservationTable {
         return switch (d.kind()) {
             case TEST_UNIT_READY, REQUEST_SENSE, INQUIRY, READ_CAPACITY_10, READ_CAPACITY_16, REPORT_LUNS,
                  PERSISTENT_RESERVE_IN -> Access.ALWAYS;
-            case READ, VERIFY, MODE_SENSE, REPORT_SUPPORTED_OPERATION_CODES, GET_LBA_STATUS -> Access.READ_LIKE;
-            case WRITE, WRITE_SAME, UNMAP, SYNCHRONIZE_CACHE, MODE_SELECT, COMPARE_AND_WRITE -> Access.WRITE_LIKE;
+            case READ, VERIFY, MODE_SENSE, REPORT_SUPPORTED_OPERATION_CODES, GET_LBA_STATUS, RECEIVE_COPY_RESULTS -> Access.READ_LIKE;
+            // EXTENDED COPY conflicts as a write on the unit it is sent to; each copy target is checked as well, the
+            // source as a read and the destination as a write (LogicalUnit)
+            case WRITE, WRITE_SAME, UNMAP, SYNCHRONIZE_CACHE, MODE_SELECT, COMPARE_AND_WRITE, EXTENDED_COPY -> Access.WRITE_LIKE;
             // SBC-4: START STOP UNIT with START=1 and POWER CONDITION 0h is allowed; any other is a change
             case START_STOP_UNIT -> d.has(CdbDecoder.START) && !d.has(CdbDecoder.POWER_CONDITION)
                     ? Access.ALWAYS : Access.WRITE_LIKE;

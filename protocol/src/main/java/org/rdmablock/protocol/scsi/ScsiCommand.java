@@ -88,6 +88,23 @@ public final class ScsiCommand {
     long miscompareOffset;
     /** Whether COMPARE AND WRITE, its compare equal, has issued its write. */
     boolean compareWriteIssued;
+    /** The units the command's initiator sees (what an EXTENDED COPY may name), or null for the executing unit alone. */
+    LogicalUnitTable view;
+    /** EXTENDED COPY's state, made at the first such command (this command's alone): its parameter list's flyweight,
+     *  the units its CSCD descriptors name, and the buffer each chunk passes through. */
+    CopyParameterList copyList;
+    LogicalUnit[] copyTargets;
+    MemorySegment copyBuffer;
+    int copyCscdBytes;
+    /** The segment being copied: its units, its destination's byte offset (the source's is {@link #cursor}). */
+    LogicalUnit copyFrom;
+    LogicalUnit copyTo;
+    long copyDestination;
+    /** Where in the segment the chunk in the copy buffer lies; whether the segment is copied from its end down. */
+    long copyChunkAt;
+    boolean copyBackward;
+    /** Whether the step in flight is a write (else a read), for the sense a backend failure is answered with. */
+    boolean copyWriting;
 
     /** Copies a CDB of {@code length} bytes (at most {@link #MAX_CDB_LENGTH}) from {@code src}. */
     public ScsiCommand setCdb(MemorySegment src, long srcOffset, int length) {

@@ -26,6 +26,10 @@ public final class ScsiOpcode {
     /** PERSISTENT RESERVE IN and OUT (SPC-4 6.15, 6.16); the service action is in byte 1. */
     public static final int PERSISTENT_RESERVE_IN = 0x5E;
     public static final int PERSISTENT_RESERVE_OUT = 0x5F;
+    /** EXTENDED COPY (SPC-4 6.4); service action 0x00 is the LID1 form, the one served. */
+    public static final int EXTENDED_COPY = 0x83;
+    /** RECEIVE COPY RESULTS (SPC-4 6.18); service action 0x03 is OPERATING PARAMETERS, the one served. */
+    public static final int RECEIVE_COPY_RESULTS = 0x84;
     public static final int READ_16 = 0x88;
     /** COMPARE AND WRITE (SBC-4 5.3): compares, and writes only when equal, as one uninterrupted action. */
     public static final int COMPARE_AND_WRITE = 0x89;
@@ -45,6 +49,10 @@ public final class ScsiOpcode {
     public static final int SA_READ_CAPACITY_16 = 0x10;
     /** SERVICE ACTION IN(16) service action: GET LBA STATUS. */
     public static final int SA_GET_LBA_STATUS = 0x12;
+    /** EXTENDED COPY service action: EXTENDED COPY(LID1), one-byte list identifiers. */
+    public static final int SA_EXTENDED_COPY_LID1 = 0x00;
+    /** RECEIVE COPY RESULTS service action: the copy manager's OPERATING PARAMETERS. */
+    public static final int SA_RECEIVE_COPY_OPERATING_PARAMETERS = 0x03;
     /** MAINTENANCE IN service action: REPORT SUPPORTED OPERATION CODES. */
     public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
 

@@ -41,7 +41,15 @@ public enum SenseCode {
     /** A PERSISTENT RESERVE OUT RELEASE named another type or scope than the reservation held (SPC-4 5.13.11.2). */
     INVALID_RELEASE_OF_PERSISTENT_RESERVATION(SenseKey.ILLEGAL_REQUEST, 0x26, 0x04),
     /** A registration beyond the most this unit keeps. */
-    INSUFFICIENT_REGISTRATION_RESOURCES(SenseKey.ILLEGAL_REQUEST, 0x55, 0x04);
+    INSUFFICIENT_REGISTRATION_RESOURCES(SenseKey.ILLEGAL_REQUEST, 0x55, 0x04),
+    /** An EXTENDED COPY named a copy target this I_T nexus does not see: the initiator copies by itself instead. */
+    COPY_TARGET_DEVICE_NOT_REACHABLE(SenseKey.COPY_ABORTED, 0x0D, 0x02),
+    /** EXTENDED COPY's target (CSCD) descriptors: more than the copy manager takes, or of a type it does not serve. */
+    TOO_MANY_TARGET_DESCRIPTORS(SenseKey.ILLEGAL_REQUEST, 0x26, 0x06),
+    UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE(SenseKey.ILLEGAL_REQUEST, 0x26, 0x07),
+    /** EXTENDED COPY's segment descriptors: more than the copy manager takes, or of a type it does not serve. */
+    TOO_MANY_SEGMENT_DESCRIPTORS(SenseKey.ILLEGAL_REQUEST, 0x26, 0x08),
+    UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE(SenseKey.ILLEGAL_REQUEST, 0x26, 0x09);
 
     private final int senseKey;
     private final int asc;

@@ -75,6 +75,10 @@ final class SupportedOperationCodes {
                     0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
             entryWithServiceAction(ScsiOpcode.PERSISTENT_RESERVE_OUT, PersistentReserveData.REGISTER_AND_MOVE,
                     0x5F, 0x1F, 0xFF, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x00),
+            entryWithServiceAction(ScsiOpcode.EXTENDED_COPY, ScsiOpcode.SA_EXTENDED_COPY_LID1,
+                    0x83, 0x1F, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0x00),
+            entryWithServiceAction(ScsiOpcode.RECEIVE_COPY_RESULTS, ScsiOpcode.SA_RECEIVE_COPY_OPERATING_PARAMETERS,
+                    0x84, 0x1F, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0x00),
             entry(ScsiOpcode.READ_16, 0x88, 0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
                     0xFF, 0xFF, 0xFF, 0xFF, 0, 0x00),
             entry(ScsiOpcode.WRITE_16, 0x8A, 0x18, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
@@ -177,7 +181,8 @@ final class SupportedOperationCodes {
 
     private static boolean hasServiceActions(int opcode) {
         return opcode == ScsiOpcode.SERVICE_ACTION_IN_16 || opcode == ScsiOpcode.MAINTENANCE_IN
-                || opcode == ScsiOpcode.PERSISTENT_RESERVE_IN || opcode == ScsiOpcode.PERSISTENT_RESERVE_OUT;
+                || opcode == ScsiOpcode.PERSISTENT_RESERVE_IN || opcode == ScsiOpcode.PERSISTENT_RESERVE_OUT
+                || opcode == ScsiOpcode.EXTENDED_COPY || opcode == ScsiOpcode.RECEIVE_COPY_RESULTS;
     }
 
     private static Entry find(int opcode, int serviceAction) {

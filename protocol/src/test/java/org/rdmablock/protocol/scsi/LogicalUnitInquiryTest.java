@@ -35,6 +35,7 @@ class LogicalUnitInquiryTest {
         assertEquals(0x06, d[2], "SPC-4");
         assertEquals(0x12, d[3], "HISUP, response data format 2");
         assertEquals(69, d[4], "additional length");
+        assertEquals(0x08, d[5], "3PC: EXTENDED COPY served");
         assertEquals(0x02, d[7], "CMDQUE");
         assertEquals("ACME    ", ascii(d, 8, 8));
         assertEquals("BLOCK           ", ascii(d, 16, 16));
@@ -56,7 +57,8 @@ class LogicalUnitInquiryTest {
     @Test
     void supportedVpdPages() {
         assertGood(h.run(Cdbs.inquiryVpd(0x00, 255), 255));
-        assertArrayEquals(new byte[]{0, 0, 0, 6, 0x00, (byte) 0x80, (byte) 0x83, (byte) 0xB0, (byte) 0xB1, (byte) 0xB2}, h.dataIn());
+        assertArrayEquals(new byte[]{0, 0, 0, 7, 0x00, (byte) 0x80, (byte) 0x83, (byte) 0x8F, (byte) 0xB0, (byte) 0xB1, (byte) 0xB2},
+                h.dataIn());
     }
 
     @Test

@@ -53,6 +53,7 @@ class ScsiConstantsTest {
             pin(SenseKey.class, "ILLEGAL_REQUEST", 0x05, "ILLEGAL_REQUEST"),
             pin(SenseKey.class, "UNIT_ATTENTION", 0x06, "UNIT_ATTENTION"),
             pin(SenseKey.class, "DATA_PROTECT", 0x07, "DATA_PROTECT"),
+            pin(SenseKey.class, "COPY_ABORTED", 0x0a, "COPY_ABORTED"),
             pin(SenseKey.class, "ABORTED_COMMAND", 0x0b, "ABORTED_COMMAND"),
             pin(SenseKey.class, "MISCOMPARE", 0x0e, "MISCOMPARE"));
 
@@ -80,6 +81,8 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "MODE_SENSE_10", 0x5a, "MODE_SENSE_10"),
             pin(ScsiOpcode.class, "PERSISTENT_RESERVE_IN", 0x5e, "PERSISTENT_RESERVE_IN"),
             pin(ScsiOpcode.class, "PERSISTENT_RESERVE_OUT", 0x5f, "PERSISTENT_RESERVE_OUT"),
+            pin(ScsiOpcode.class, "EXTENDED_COPY", 0x83, "EXTENDED_COPY"),
+            pin(ScsiOpcode.class, "RECEIVE_COPY_RESULTS", 0x84, "RECEIVE_COPY_RESULTS"),
             pin(ScsiOpcode.class, "READ_16", 0x88, "READ_16"),
             pin(ScsiOpcode.class, "COMPARE_AND_WRITE", 0x89, "COMPARE_AND_WRITE"),
             pin(ScsiOpcode.class, "WRITE_16", 0x8a, "WRITE_16"),
@@ -93,7 +96,9 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "WRITE_12", 0xaa, "WRITE_12"),
             pin(ScsiOpcode.class, "SA_READ_CAPACITY_16", 0x10, "SAI_READ_CAPACITY_16"),
             pin(ScsiOpcode.class, "SA_GET_LBA_STATUS", 0x12, "SAI_GET_LBA_STATUS"),
-            pin(ScsiOpcode.class, "SA_REPORT_SUPPORTED_OPERATION_CODES", 0x0c, "MI_REPORT_SUPPORTED_OPERATION_CODES"));
+            pin(ScsiOpcode.class, "SA_REPORT_SUPPORTED_OPERATION_CODES", 0x0c, "MI_REPORT_SUPPORTED_OPERATION_CODES"),
+            pin(ScsiOpcode.class, "SA_EXTENDED_COPY_LID1", 0x00, "target_core_xcopy.c target_do_xcopy: sa 0x00, else LID4"),
+            pin(ScsiOpcode.class, "SA_RECEIVE_COPY_OPERATING_PARAMETERS", 0x03, "target_core_xcopy.h RCR_SA_OPERATING_PARAMETERS"));
 
     // Sense data framing, drivers/scsi/scsi_common.c scsi_build_sense_buffer(): buf[0] = 0x70 "fixed, current",
     // 0x72 "descriptor, current", and buf[7] = 0xa additional bytes after the 8-byte header. The 252-byte
@@ -138,7 +143,12 @@ class ScsiConstantsTest {
             new Condition(SenseCode.RESERVATIONS_RELEASED, 0x06, 0x2A04, "\"Reservations released\"; LIO ASCQ_2AH_RESERVATIONS_RELEASED (a UNIT ATTENTION)"),
             new Condition(SenseCode.REGISTRATIONS_PREEMPTED, 0x06, 0x2A05, "\"Registrations preempted\"; LIO ASCQ_2AH_REGISTRATIONS_PREEMPTED (a UNIT ATTENTION)"),
             new Condition(SenseCode.INVALID_RELEASE_OF_PERSISTENT_RESERVATION, 0x05, 0x2604, "\"Invalid release of persistent reservation\"; SPC-4 5.13.11.2: ILLEGAL REQUEST"),
-            new Condition(SenseCode.INSUFFICIENT_REGISTRATION_RESOURCES, 0x05, 0x5504, "\"Insufficient registration resources\"; SPC-4 5.13.7: ILLEGAL REQUEST"));
+            new Condition(SenseCode.INSUFFICIENT_REGISTRATION_RESOURCES, 0x05, 0x5504, "\"Insufficient registration resources\"; SPC-4 5.13.7: ILLEGAL REQUEST"),
+            new Condition(SenseCode.COPY_TARGET_DEVICE_NOT_REACHABLE, 0x0A, 0x0D02, "\"Copy target device not reachable\"; TCM_COPY_TARGET_DEVICE_NOT_REACHABLE"),
+            new Condition(SenseCode.TOO_MANY_TARGET_DESCRIPTORS, 0x05, 0x2606, "\"Too many target descriptors\"; TCM_TOO_MANY_TARGET_DESCS"),
+            new Condition(SenseCode.UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE, 0x05, 0x2607, "\"Unsupported target descriptor type code\"; TCM_UNSUPPORTED_TARGET_DESC_TYPE_CODE"),
+            new Condition(SenseCode.TOO_MANY_SEGMENT_DESCRIPTORS, 0x05, 0x2608, "\"Too many segment descriptors\"; TCM_TOO_MANY_SEGMENT_DESCS"),
+            new Condition(SenseCode.UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE, 0x05, 0x2609, "\"Unsupported segment descriptor type code\"; TCM_UNSUPPORTED_SEGMENT_DESC_TYPE_CODE"));
 
     // include/target/target_core_base.h (PRO_*, PRI_*) and drivers/target/target_core_pr.h (PR_TYPE_*, PR_SCOPE_*).
     private static final List<Pin> PERSISTENT_RESERVE = List.of(

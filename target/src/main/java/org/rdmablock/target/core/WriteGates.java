@@ -26,6 +26,9 @@ import java.lang.foreign.ValueLayout;
  * of its opcode and one of {@link #active}.
  */
 final class WriteGates {
+    /** The unit of an EXTENDED COPY: its destinations are in its data-out, so it overlaps every write to any unit. */
+    private static final Object ANY_UNIT = new Object();
+
     private final CommandSlot[] all;
     private final CdbDecoder cdb = new CdbDecoder();
     /** COMPARE AND WRITEs holding a slot. */
@@ -149,8 +152,8 @@ final class WriteGates {
 
     /**
      * Reads the slot's command once: whether it writes, which unit and which blocks ({@code gateFirst} to
-     * {@code gateEnd}; UNMAP's ranges are in its data-out, so it counts as the whole unit). False for a command that
-     * writes nothing, or one for no unit.
+     * {@code gateEnd}; UNMAP's ranges are in its data-out, so it counts as the whole unit, and EXTENDED COPY's units
+     * too, so it counts as every unit). False for a command that writes nothing, or one for no unit.
      */
     private boolean classify(final CommandSlot slot) {
         if (slot.gateClassified) {
@@ -163,6 +166,13 @@ final class WriteGates {
             return false;
         }
         final CommandKind kind = cdb.kind();
+        if (kind == CommandKind.EXTENDED_COPY) {
+            slot.gateUnit = ANY_UNIT;
+            slot.gateWrites = true;
+            slot.gateFirst = 0;
+            slot.gateEnd = Long.MAX_VALUE;
+            return true;
+        }
         if (kind != CommandKind.WRITE && kind != CommandKind.WRITE_SAME && kind != CommandKind.UNMAP
                 && kind != CommandKind.COMPARE_AND_WRITE) {
             return false;
@@ -185,7 +195,7 @@ final class WriteGates {
     }
 
     private static boolean overlap(final CommandSlot a, final CommandSlot b) {
-        return a.gateUnit == b.gateUnit && Long.compareUnsigned(a.gateFirst, b.gateEnd) < 0
+        return (a.gateUnit == b.gateUnit || a.gateUnit == ANY_UNIT || b.gateUnit == ANY_UNIT) && Long.compareUnsigned(a.gateFirst, b.gateEnd) < 0
                 && Long.compareUnsigned(b.gateFirst, a.gateEnd) < 0;
     }
 
