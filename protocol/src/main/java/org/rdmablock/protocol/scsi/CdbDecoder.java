@@ -61,6 +61,8 @@ public final class CdbDecoder {
     public static final int POWER_CONDITION = 1 << 14;
     /** PREVENT ALLOW MEDIUM REMOVAL with a PREVENT field other than 00b (SPC-4 6.13). */
     public static final int PREVENT = 1 << 15;
+    /** REPORT TARGET PORT GROUPS with PARAMETER DATA FORMAT 001b: the extended header (SPC-4 6.36). */
+    public static final int EXTENDED_HEADER = 1 << 16;
 
     /** The highest service action of PERSISTENT RESERVE IN and OUT (READ FULL STATUS, REGISTER AND MOVE). */
     private static final int PRIN_LAST_SERVICE_ACTION = 0x03;
@@ -404,6 +406,9 @@ public final class CdbDecoder {
 
     private boolean maintenanceIn() {
         serviceAction = u8(1) & 0x1F;
+        if (serviceAction == ScsiOpcode.SA_REPORT_TARGET_PORT_GROUPS) {
+            return reportTargetPortGroups();
+        }
         if (serviceAction != ScsiOpcode.SA_REPORT_SUPPORTED_OPERATION_CODES) {
             return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 4);
         }
@@ -417,6 +422,17 @@ public final class CdbDecoder {
         requestedServiceAction = u16(4);
         allocationLength = u32(6);
         return accept(CommandKind.REPORT_SUPPORTED_OPERATION_CODES);
+    }
+
+    /** REPORT TARGET PORT GROUPS (SPC-4 6.36): PARAMETER DATA FORMAT in byte 1 bits 7-5, the allocation length in 6-9. */
+    private boolean reportTargetPortGroups() {
+        int format = u8(1) >>> 5;
+        if (format > 1) {
+            return fail(SenseCode.INVALID_FIELD_IN_CDB, 1, 7);
+        }
+        flag(format, 0x01, EXTENDED_HEADER);
+        allocationLength = u32(6);
+        return accept(CommandKind.REPORT_TARGET_PORT_GROUPS);
     }
 
     private boolean accept(CommandKind decoded) {

@@ -22,7 +22,9 @@ import static org.rdmablock.protocol.scsi.BigEndian.put8;
  * medium or with a byte check against the data-out (BYTCHK 01b and 11b), COMPARE AND WRITE, SYNCHRONIZE CACHE (10)/(16), WRITE SAME
  * (10)/(16) with UNMAP and NDOB, UNMAP, REPORT LUNS, REPORT SUPPORTED OPERATION CODES, PERSISTENT RESERVE IN and OUT
  * and SPC-2's RESERVE(6) and RELEASE(6) ({@link PersistentReservations}), EXTENDED COPY(LID1) between the units of the
- * initiator's table and RECEIVE COPY RESULTS' operating parameters ({@link ThirdPartyCopyData}). Anything else is CHECK
+ * initiator's table and RECEIVE COPY RESULTS' operating parameters ({@link ThirdPartyCopyData}), REPORT TARGET PORT
+ * GROUPS (implicit ALUA: {@link TargetPortGroups}, whose standby and unavailable states refuse most commands with NOT
+ * READY). Anything else is CHECK
  * CONDITION, ILLEGAL REQUEST, INVALID COMMAND OPERATION CODE.
  *
  * <p>Durability: with the write cache enabled, writes complete when the backend has them and SYNCHRONIZE
@@ -238,6 +240,17 @@ public final class LogicalUnit {
             cmd.checkCondition(senseFormat(), d.error(), -1, d.errorField(), true, d.errorBit());
             return;
         }
+        Nexus nexus = cmd.nexus();
+        if (nexus != null) {
+            TargetPortGroups ports = nexus.registry().portGroups(); // one volatile read; all active unless configured
+            if (!ports.allActive()) {
+                TargetPortGroups.AccessState state = ports.stateOf(nexus.relativeTargetPort());
+                if (!TargetPortGroups.allows(state, d.kind())) {
+                    cmd.checkCondition(senseFormat(), TargetPortGroups.refusal(state), -1, SenseData.NO_FIELD, false, -1);
+                    return;
+                }
+            }
+        }
         PersistentReservations.State reserved = reservations.reserved(); // null, one volatile read, while none exists
         if (reserved != null && !cmd.placedBeforeExecute() && PersistentReservations.conflicts(reserved, cmd.nexus(), d)) {
             cmd.reservationConflict();
@@ -261,6 +274,11 @@ public final class LogicalUnit {
             case UNMAP -> unmap(cmd, d);
             case REPORT_LUNS -> reportLuns(cmd, d);
             case REPORT_SUPPORTED_OPERATION_CODES -> reportSupportedOperationCodes(cmd, d);
+            case REPORT_TARGET_PORT_GROUPS -> {
+                TargetPortGroups ports = nexus != null ? nexus.registry().portGroups() : TargetPortGroups.SINGLE;
+                MemorySegment out = cmd.scratch(ports.reportLength());
+                cmd.completeWithData(ports.report(out, d.has(CdbDecoder.EXTENDED_HEADER)), d.allocationLength());
+            }
             case PERSISTENT_RESERVE_IN -> reservations.in(cmd, d);
             case PERSISTENT_RESERVE_OUT, RESERVE, RELEASE -> reserveOrRelease(cmd, d);
             case EXTENDED_COPY -> extendedCopy(cmd, d);
@@ -306,8 +324,8 @@ public final class LogicalUnit {
     }
 
     private void inquiry(ScsiCommand cmd, CdbDecoder d) {
-        MemorySegment out = cmd.scratch(256);
-        int length = d.has(CdbDecoder.EVPD) ? InquiryData.vpd(out, d.pageCode(), this) : InquiryData.standard(out, config);
+        MemorySegment out = cmd.scratch(512);
+        int length = d.has(CdbDecoder.EVPD) ? InquiryData.vpd(out, d.pageCode(), this, cmd.nexus()) : InquiryData.standard(out, config);
         if (length < 0) {
             invalidField(cmd, 2, -1);
             return;

@@ -81,6 +81,11 @@ public final class Nexus {
         return other == this || other != null && Arrays.equals(transportId, other.transportId);
     }
 
+    /** SPC-4 7.6.1's protocol identifier of the initiator port's transport (SRP: 4h). */
+    public int protocolIdentifier() {
+        return transportId[PROTOCOL_ID_OFFSET] & PROTOCOL_ID_MASK;
+    }
+
     public int relativeTargetPort() {
         return relativeTargetPort;
     }

@@ -47,7 +47,7 @@ public final class ReservationTable {
     public static Access classOf(final CdbDecoder d) {
         return switch (d.kind()) {
             case TEST_UNIT_READY, REQUEST_SENSE, INQUIRY, READ_CAPACITY_10, READ_CAPACITY_16, REPORT_LUNS,
-                 PERSISTENT_RESERVE_IN -> Access.ALWAYS;
+                 PERSISTENT_RESERVE_IN, REPORT_TARGET_PORT_GROUPS -> Access.ALWAYS;
             case READ, VERIFY, MODE_SENSE, REPORT_SUPPORTED_OPERATION_CODES, GET_LBA_STATUS, RECEIVE_COPY_RESULTS -> Access.READ_LIKE;
             // EXTENDED COPY conflicts as a write on the unit it is sent to; each copy target is checked as well, the
             // source as a read and the destination as a write (LogicalUnit)

@@ -40,7 +40,7 @@ public final class ScsiOpcode {
     /** SERVICE ACTION IN(16); service action 0x10 is READ CAPACITY(16). */
     public static final int SERVICE_ACTION_IN_16 = 0x9E;
     public static final int REPORT_LUNS = 0xA0;
-    /** MAINTENANCE IN; service action 0x0C is REPORT SUPPORTED OPERATION CODES. */
+    /** MAINTENANCE IN; service action 0x0C is REPORT SUPPORTED OPERATION CODES, 0x0A REPORT TARGET PORT GROUPS. */
     public static final int MAINTENANCE_IN = 0xA3;
     public static final int READ_12 = 0xA8;
     public static final int WRITE_12 = 0xAA;
@@ -53,6 +53,8 @@ public final class ScsiOpcode {
     public static final int SA_EXTENDED_COPY_LID1 = 0x00;
     /** RECEIVE COPY RESULTS service action: the copy manager's OPERATING PARAMETERS. */
     public static final int SA_RECEIVE_COPY_OPERATING_PARAMETERS = 0x03;
+    /** MAINTENANCE IN service action: REPORT TARGET PORT GROUPS. */
+    public static final int SA_REPORT_TARGET_PORT_GROUPS = 0x0A;
     /** MAINTENANCE IN service action: REPORT SUPPORTED OPERATION CODES. */
     public static final int SA_REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
 

@@ -49,7 +49,13 @@ public enum SenseCode {
     UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE(SenseKey.ILLEGAL_REQUEST, 0x26, 0x07),
     /** EXTENDED COPY's segment descriptors: more than the copy manager takes, or of a type it does not serve. */
     TOO_MANY_SEGMENT_DESCRIPTORS(SenseKey.ILLEGAL_REQUEST, 0x26, 0x08),
-    UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE(SenseKey.ILLEGAL_REQUEST, 0x26, 0x09);
+    UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE(SenseKey.ILLEGAL_REQUEST, 0x26, 0x09),
+    /** The I_T nexus's target port is in a group in the standby state: only a few commands are processed (SPC-4 5.16.2.4.4). */
+    LOGICAL_UNIT_NOT_ACCESSIBLE_TARGET_PORT_IN_STANDBY_STATE(SenseKey.NOT_READY, 0x04, 0x0B),
+    /** ... in the unavailable state: fewer still (SPC-4 5.16.2.4.5). */
+    LOGICAL_UNIT_NOT_ACCESSIBLE_TARGET_PORT_IN_UNAVAILABLE_STATE(SenseKey.NOT_READY, 0x04, 0x0C),
+    /** A target port group's state changed (the configuration said so): the initiator asks REPORT TARGET PORT GROUPS. */
+    ASYMMETRIC_ACCESS_STATE_CHANGED(SenseKey.UNIT_ATTENTION, 0x2A, 0x06);
 
     private final int senseKey;
     private final int asc;

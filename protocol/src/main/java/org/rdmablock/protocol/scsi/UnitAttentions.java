@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The unit attentions pending for one I_T nexus (an initiator port's channels to this target), each reported once by
  * the next command that may report one (SAM-5 5.14) and then cleared for every channel of the nexus: REPORTED LUNS
  * DATA HAS CHANGED on any LUN (its inventory changed), and per LUN the conditions of one unit (CAPACITY DATA HAS
- * CHANGED, MODE PARAMETERS CHANGED, and a persistent reservation's RESERVATIONS PREEMPTED, RESERVATIONS RELEASED and
- * REGISTRATIONS PREEMPTED), reported on a command to that LUN. Kept by the nexus, not by its channels, so that what
+ * CHANGED, MODE PARAMETERS CHANGED, a persistent reservation's RESERVATIONS PREEMPTED, RESERVATIONS RELEASED and
+ * REGISTRATIONS PREEMPTED, and ASYMMETRIC ACCESS STATE CHANGED), reported on a command to that LUN. Kept by the nexus, not by its channels, so that what
  * is raised while the initiator is logged out waits for its next login (a fenced node learns it was fenced).
  *
  * <p>Threads: raised by the thread that applies a configuration or runs a PERSISTENT RESERVE OUT; taken by the
@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class UnitAttentions {
     /** Conditions one unit reports, by bit, in the order they are taken when several are pending for it. */
     private static final SenseCode[] PER_UNIT = {SenseCode.CAPACITY_DATA_HAS_CHANGED, SenseCode.MODE_PARAMETERS_CHANGED,
-        SenseCode.RESERVATIONS_PREEMPTED, SenseCode.RESERVATIONS_RELEASED, SenseCode.REGISTRATIONS_PREEMPTED};
+        SenseCode.RESERVATIONS_PREEMPTED, SenseCode.RESERVATIONS_RELEASED, SenseCode.REGISTRATIONS_PREEMPTED,
+        SenseCode.ASYMMETRIC_ACCESS_STATE_CHANGED};
 
     /** How many conditions are pending: the one read a command makes when there are none. */
     private final AtomicInteger pending = new AtomicInteger();

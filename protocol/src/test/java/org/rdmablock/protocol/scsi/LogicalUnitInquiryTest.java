@@ -35,7 +35,7 @@ class LogicalUnitInquiryTest {
         assertEquals(0x06, d[2], "SPC-4");
         assertEquals(0x12, d[3], "HISUP, response data format 2");
         assertEquals(69, d[4], "additional length");
-        assertEquals(0x08, d[5], "3PC: EXTENDED COPY served");
+        assertEquals(0x18, d[5], "TPGS 01b (implicit ALUA), 3PC (EXTENDED COPY)");
         assertEquals(0x02, d[7], "CMDQUE");
         assertEquals("ACME    ", ascii(d, 8, 8));
         assertEquals("BLOCK           ", ascii(d, 16, 16));

@@ -97,6 +97,7 @@ class ScsiConstantsTest {
             pin(ScsiOpcode.class, "SA_READ_CAPACITY_16", 0x10, "SAI_READ_CAPACITY_16"),
             pin(ScsiOpcode.class, "SA_GET_LBA_STATUS", 0x12, "SAI_GET_LBA_STATUS"),
             pin(ScsiOpcode.class, "SA_REPORT_SUPPORTED_OPERATION_CODES", 0x0c, "MI_REPORT_SUPPORTED_OPERATION_CODES"),
+            pin(ScsiOpcode.class, "SA_REPORT_TARGET_PORT_GROUPS", 0x0a, "MI_REPORT_TARGET_PGS"),
             pin(ScsiOpcode.class, "SA_EXTENDED_COPY_LID1", 0x00, "target_core_xcopy.c target_do_xcopy: sa 0x00, else LID4"),
             pin(ScsiOpcode.class, "SA_RECEIVE_COPY_OPERATING_PARAMETERS", 0x03, "target_core_xcopy.h RCR_SA_OPERATING_PARAMETERS"));
 
@@ -148,7 +149,10 @@ class ScsiConstantsTest {
             new Condition(SenseCode.TOO_MANY_TARGET_DESCRIPTORS, 0x05, 0x2606, "\"Too many target descriptors\"; TCM_TOO_MANY_TARGET_DESCS"),
             new Condition(SenseCode.UNSUPPORTED_TARGET_DESCRIPTOR_TYPE_CODE, 0x05, 0x2607, "\"Unsupported target descriptor type code\"; TCM_UNSUPPORTED_TARGET_DESC_TYPE_CODE"),
             new Condition(SenseCode.TOO_MANY_SEGMENT_DESCRIPTORS, 0x05, 0x2608, "\"Too many segment descriptors\"; TCM_TOO_MANY_SEGMENT_DESCS"),
-            new Condition(SenseCode.UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE, 0x05, 0x2609, "\"Unsupported segment descriptor type code\"; TCM_UNSUPPORTED_SEGMENT_DESC_TYPE_CODE"));
+            new Condition(SenseCode.UNSUPPORTED_SEGMENT_DESCRIPTOR_TYPE_CODE, 0x05, 0x2609, "\"Unsupported segment descriptor type code\"; TCM_UNSUPPORTED_SEGMENT_DESC_TYPE_CODE"),
+            new Condition(SenseCode.LOGICAL_UNIT_NOT_ACCESSIBLE_TARGET_PORT_IN_STANDBY_STATE, 0x02, 0x040B, "\"Logical unit not accessible, target port in standby state\"; TCM_ALUA_TG_PT_STANDBY"),
+            new Condition(SenseCode.LOGICAL_UNIT_NOT_ACCESSIBLE_TARGET_PORT_IN_UNAVAILABLE_STATE, 0x02, 0x040C, "\"Logical unit not accessible, target port in unavailable state\"; TCM_ALUA_TG_PT_UNREACHABLE"),
+            new Condition(SenseCode.ASYMMETRIC_ACCESS_STATE_CHANGED, 0x06, 0x2A06, "\"Asymmetric access state changed\"; LIO ASCQ_2AH_ASYMMETRIC_ACCESS_STATE_CHANGED (a UNIT ATTENTION)"));
 
     // include/target/target_core_base.h (PRO_*, PRI_*) and drivers/target/target_core_pr.h (PR_TYPE_*, PR_SCOPE_*).
     private static final List<Pin> PERSISTENT_RESERVE = List.of(
