@@ -129,7 +129,8 @@ public final class RunningConfiguration {
             return refused(origin + " refused, the running configuration stays: " + e.getMessage());
         }
         return applyChecked(new TargetConfig(running.source(), checked.listen(), checked.identity(), checked.channel(),
-                checked.pipeline(), checked.timeouts(), checked.luns(), checked.metrics(), checked.admin(), checked.nvme()),
+                checked.pipeline(), checked.timeouts(), checked.luns(), checked.metrics(), checked.admin(), checked.nvme(),
+                checked.ports()),
                 origin, force, dryRun);
     }
 

@@ -18,10 +18,11 @@ import java.util.Objects;
  * @param metrics  the Prometheus endpoint and the summary line
  * @param admin    the management socket
  * @param nvme     the NVMe over Fabrics front end ({@link NvmeConfig#NONE}: SRP only)
+ * @param ports    the SRP ports beyond [listen]'s and their target port groups ({@link PortsConfig#NONE}: [listen] alone)
  */
 public record TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
                            PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics,
-                           AdminConfig admin, NvmeConfig nvme) {
+                           AdminConfig admin, NvmeConfig nvme, PortsConfig ports) {
     public TargetConfig {
         Objects.requireNonNull(source);
         Objects.requireNonNull(listen);
@@ -32,7 +33,15 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
         Objects.requireNonNull(metrics);
         Objects.requireNonNull(admin);
         Objects.requireNonNull(nvme);
+        Objects.requireNonNull(ports);
         luns = List.copyOf(luns);
+    }
+
+    /** A configuration with [listen]'s port alone. */
+    public TargetConfig(String source, ListenConfig listen, IdentityConfig identity, ChannelConfig channel,
+                        PipelineConfig pipeline, TimeoutConfig timeouts, List<LunConfig> luns, MetricsConfig metrics,
+                        AdminConfig admin, NvmeConfig nvme) {
+        this(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, nvme, PortsConfig.NONE);
     }
 
     /** A configuration without the NVMe front end. */
@@ -56,13 +65,20 @@ public record TargetConfig(String source, ListenConfig listen, IdentityConfig id
 
     /** This configuration with its pipeline {@link PipelineConfig#resolve resolved} for its LUNs: what a target runs. */
     public TargetConfig withPipelineResolved() {
-        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics, admin, nvme);
+        return new TargetConfig(source, listen, identity, channel, pipeline.resolve(luns), timeouts, luns, metrics, admin, nvme,
+                ports);
     }
 
     /** This configuration with other LUNs (sorted by number here, as the reader sorts them). */
     public TargetConfig withLuns(List<LunConfig> replaced) {
         return new TargetConfig(source, listen, identity, channel, pipeline, timeouts,
-                replaced.stream().sorted(java.util.Comparator.comparingInt(LunConfig::number)).toList(), metrics, admin, nvme);
+                replaced.stream().sorted(java.util.Comparator.comparingInt(LunConfig::number)).toList(), metrics, admin, nvme,
+                ports);
+    }
+
+    /** This configuration with other ports and port groups. */
+    public TargetConfig withPorts(PortsConfig replaced) {
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, nvme, replaced);
     }
 
     /** Directory that relative LUN paths are resolved against: the config file's directory, or the working directory. */
