@@ -1,14 +1,17 @@
 package org.rdmablock.target.srp;
 
 import org.rdmablock.protocol.scsi.LogicalUnitTable;
+import org.rdmablock.protocol.scsi.Nexus;
 import org.rdmablock.protocol.scsi.NexusRegistry;
 import org.rdmablock.protocol.scsi.SenseCode;
+import org.rdmablock.protocol.scsi.TargetPortGroups;
 import org.rdmablock.protocol.srp.SrpLoginReject;
 import org.rdmablock.protocol.srp.SrpLoginRequest;
 import org.rdmablock.protocol.srp.SrpLoginResponse;
 import org.rdmablock.protocol.srp.SrpTargetLogout;
 import org.rdmablock.target.config.InitiatorPortId;
 import org.rdmablock.target.config.PipelineConfig;
+import org.rdmablock.target.config.PortsConfig;
 import org.rdmablock.target.config.TargetConfig;
 import org.rdmablock.target.config.TimeoutConfig;
 import org.rdmablock.target.core.ChannelTable;
@@ -36,7 +39,8 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * An SRP target on one verbs provider: listens on the configured address ({@link LoginListener}), logs initiators in
+ * An SRP target on one verbs provider: listens on each of its target ports ([listen] and each [[port]], a
+ * {@link LoginListener} each), logs initiators in
  * (one {@link SrpChannel} per RC connection: admitted, then accepted) and serves their commands through
  * the {@link org.rdmablock.target.core.CommandPipeline} of its {@link DeviceResources}.
  *
@@ -64,13 +68,14 @@ public final class SrpTarget implements AutoCloseable {
     private final boolean ownsDevices;
     /** [timeouts] as they are now: a configuration change sets them for the running pipeline. */
     private final Timeouts timeouts;
-    private final LoginListener logins;
+    /** A listener per target port: [listen]'s (relative target port 1), then each [[port]]'s, in that order. */
+    private final List<LoginListener> logins = new ArrayList<>();
+    /** The relative target port of each of {@link #logins}. */
+    private final List<Integer> loginPorts = new ArrayList<>();
     /** This target's front end on the pipeline, once the first connection made it (null until then). */
     private volatile SrpFrontEnd frontEnd;
     /** The I_T nexuses of the initiator ports that logged in (or that a REGISTER AND MOVE named). */
     private final NexusRegistry nexuses;
-    /** The one target port this target has (id_ext + ioc_guid): relative target port 1 (SPC-4 7.8.6.5). */
-    static final int RELATIVE_TARGET_PORT = 1;
 
     /**
      * Starts listening, with statistics of its own (no LUN's I/O counted: {@link TargetStatistics#lunsServed}).
@@ -118,13 +123,56 @@ public final class SrpTarget implements AutoCloseable {
         this.ownsDevices = ownsDevices;
         this.timeouts = devices.timeouts();
         devices.addFrontEnd(core -> frontEnd = new SrpFrontEnd(core, timeouts));
-        this.logins = new LoginListener(LOGIN_THREAD_NAME, devices.provider().connectionManager().listen(
-                new InetSocketAddress(config.listen().address(), config.listen().port()), 64), this::login);
+        nexuses.portGroups(config.ports().portGroups());
+        try {
+            listen(TargetPortGroups.FIRST_PORT, config.listen().address(), config.listen().port());
+            for (final PortsConfig.Port port : config.ports().ports()) {
+                listen(port.id(), port.address(), port.port());
+            }
+        } catch (RuntimeException e) {
+            logins.forEach(LoginListener::close);
+            throw e;
+        }
     }
 
-    /** The address listened on (with the real port when 0 was configured). */
+    /** Listens on {@code address}:{@code port} as relative target port {@code relativePort}. */
+    private void listen(final int relativePort, final String address, final int port) {
+        final String thread = relativePort == TargetPortGroups.FIRST_PORT ? LOGIN_THREAD_NAME : LOGIN_THREAD_NAME + "-" + relativePort;
+        logins.add(new LoginListener(thread, devices.provider().connectionManager().listen(new InetSocketAddress(address, port), 64),
+                request -> login(request, relativePort)));
+        loginPorts.add(relativePort);
+    }
+
+    /** The address listened on (with the real port when 0 was configured): [listen]'s, relative target port 1. */
     public InetSocketAddress localAddress() {
-        return logins.localAddress();
+        return localAddress(TargetPortGroups.FIRST_PORT);
+    }
+
+    /** The address target port {@code relativePort} listens on, or null when it has none. */
+    public InetSocketAddress localAddress(final int relativePort) {
+        final int i = loginPorts.indexOf(relativePort);
+        return i < 0 ? null : logins.get(i).localAddress();
+    }
+
+    /**
+     * The target port groups' states changed to {@code changed}'s (a reload; the ports are as they were): commands that
+     * begin from now on see the new states, and every I_T nexus logged in is told ASYMMETRIC ACCESS STATE CHANGED on its
+     * next command to each LUN it sees (SPC-4 5.16.2.6: every nexus, as REPORT TARGET PORT GROUPS' answer changed for
+     * all; LIO tells only the nexuses through the ports of the group that changed).
+     */
+    public void portStatesChanged(final PortsConfig changed) {
+        nexuses.portGroups(nexuses.portGroups().changedTo(changed.portGroups().groups()));
+        final DeviceResources d = devices.resources();
+        if (d == null) {
+            return;
+        }
+        final ChannelTable table = d.channels();
+        for (int i = 0; i < table.capacity(); i++) {
+            if (table.get(i) instanceof SrpChannel channel) {
+                final Nexus nexus = channel.nexus();
+                channel.units().forEach(unit -> nexus.attentions().raise(unit.lun(), SenseCode.ASYMMETRIC_ACCESS_STATE_CHANGED));
+            }
+        }
     }
 
     /** The verbs provider's name (soft or native). */
@@ -228,8 +276,8 @@ public final class SrpTarget implements AutoCloseable {
     }
 
     /** A login's virtual thread: admits the request and accepts it, or rejects it. */
-    private void login(final ConnectionId request) {
-        final SrpChannel channel = admit(request);
+    private void login(final ConnectionId request, final int relativePort) {
+        final SrpChannel channel = admit(request, relativePort);
         if (channel != null) {
             accept(request, channel);
         }
@@ -239,13 +287,13 @@ public final class SrpTarget implements AutoCloseable {
      * Decides a login and, when it may go on, makes its channel (QP, receives) and enters it: under the target's lock,
      * so that concurrent logins see each other's channels. Returns null after rejecting.
      */
-    private SrpChannel admit(final ConnectionId request) {
+    private SrpChannel admit(final ConnectionId request, final int relativePort) {
         synchronized (devices) { // the device's channels are shared with the other front ends' admissions
-            return admitLocked(request);
+            return admitLocked(request, relativePort);
         }
     }
 
-    private SrpChannel admitLocked(final ConnectionId request) {
+    private SrpChannel admitLocked(final ConnectionId request, final int relativePort) {
         final LoginNegotiation login = LoginNegotiation.of(request.privateData(), config.identity(), config.channel());
         final DeviceResources d = login.rejectReason == 0 ? devices.resourcesFor(request.context()) : null;
         if (login.rejectReason == 0 && d == null) {
@@ -286,7 +334,7 @@ public final class SrpTarget implements AutoCloseable {
         final SrpChannel channel;
         try {
             channel = new SrpChannel(channelId, request, qp, login.initiator,
-                    nexuses.ofSrp(login.initiator.high(), login.initiator.low(), RELATIVE_TARGET_PORT), units, credits,
+                    nexuses.ofSrp(login.initiator.high(), login.initiator.low(), relativePort), units, credits,
                     (int) login.requestedIuLength, login.requestedIuLength, login.immediateDataOffset,
                     TargetDevice.readDepth(request.readDepths()), d.sharedReceives(), session);
         } catch (RuntimeException e) {
@@ -368,12 +416,15 @@ public final class SrpTarget implements AutoCloseable {
         return asked;
     }
 
-    /** SINGLE ends the initiator's other channels to this target; MULTIPLE keeps them (SRP r16a 6.4). */
+    /**
+     * SINGLE ends the initiator's other channels to this target port (its I_T nexus: a path through another port stays);
+     * MULTIPLE keeps them (SRP r16a 6.4).
+     */
     private int applyMultichannelAction(final DeviceResources d, final LoginNegotiation login, final SrpChannel admitted) {
         final ChannelTable channels = d.channels();
         final List<SrpChannel> others = new ArrayList<>();
         for (int i = 0; i < channels.capacity(); i++) {
-            if (channels.get(i) instanceof SrpChannel other && other != admitted && other.initiator().equals(login.initiator)) {
+            if (channels.get(i) instanceof SrpChannel other && other != admitted && other.nexus() == admitted.nexus()) {
                 if (!other.closing()) {
                     others.add(other);
                 }
@@ -398,7 +449,7 @@ public final class SrpTarget implements AutoCloseable {
      */
     @Override
     public void close() {
-        logins.close();
+        logins.forEach(LoginListener::close);
         if (ownsDevices) {
             devices.close();
         }

@@ -20,6 +20,7 @@ import org.rdmablock.target.metrics.TargetStatistics;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,7 +89,12 @@ abstract class TargetTestBase {
                 .maxTransferBytes(1 << 20).build(), backend1));
         statistics = new TargetStatistics();
         statistics.lunsServed(List.of(0, 1));
-        target = SrpTarget.start(config(0, backendThreads(), completions()), this::unitsFor, statistics);
+        target = SrpTarget.start(targetConfig(), this::unitsFor, statistics);
+    }
+
+    /** The test target's config: {@link #config(int, int, PipelineConfig.CompletionMode)} unless a subclass adds to it. */
+    TargetConfig targetConfig() {
+        return config(0, backendThreads(), completions());
     }
 
     /** How the test target's poller waits for completions (polling; a subclass runs the same tests on events). */
@@ -125,7 +131,12 @@ abstract class TargetTestBase {
 
     /** Logs in with this private data; closed after the test. */
     TestInitiator login(final byte[] privateData) {
-        return track(new TestInitiator(target.localAddress(), privateData, INITIATOR_BYTES, 64));
+        return login(target.localAddress(), privateData);
+    }
+
+    /** Logs in at {@code address} (one of the target's ports) with this private data; closed after the test. */
+    TestInitiator login(final InetSocketAddress address, final byte[] privateData) {
+        return track(new TestInitiator(address, privateData, INITIATOR_BYTES, 64));
     }
 
     /** The login private data of initiator {@code initiatorId} with these request flags and IU length. */

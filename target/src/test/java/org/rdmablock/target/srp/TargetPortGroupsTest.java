@@ -1,0 +1,100 @@
+package org.rdmablock.target.srp;
+
+import org.junit.jupiter.api.Test;
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.protocol.scsi.TargetPortGroups.AccessState;
+import org.rdmablock.target.config.PortsConfig;
+import org.rdmablock.target.config.TargetConfig;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+/**
+ * Two target ports in two target port groups (implicit ALUA): the target listens on both, each login is an I_T nexus of
+ * its port (a SINGLE login through one port leaves the initiator's path through the other), each path's Device
+ * Identification page names its port and group, a standby port answers NOT READY where SPC-4 says, and a change of
+ * the groups' states reaches every logged-in nexus as ASYMMETRIC ACCESS STATE CHANGED.
+ */
+class TargetPortGroupsTest extends TargetTestBase {
+    private static final int NOT_READY = 0x2;
+    private static final int UNIT_ATTENTION = 0x6;
+    private static final int STANDBY = 0x040B;
+    private static final int STATE_CHANGED = 0x2A06;
+    private static final long IN = 0x10_0000;
+
+    private static PortsConfig ports(final AccessState first, final AccessState second) {
+        return new PortsConfig(1, List.of(new PortsConfig.Port(2, TestInitiator.ADDRESS, 0, 2)),
+                List.of(new PortsConfig.Group(1, first), new PortsConfig.Group(2, second)));
+    }
+
+    @Override
+    TargetConfig targetConfig() {
+        return super.targetConfig().withPorts(ports(AccessState.ACTIVE_OPTIMIZED, AccessState.STANDBY));
+    }
+
+    private static byte[] inquiry83() {
+        return ByteBuffer.allocate(6).put(0, (byte) 0x12).put(1, (byte) 1).put(2, (byte) 0x83).putShort(3, (short) 255).array();
+    }
+
+    /** The relative target port and target port group the path's VPD 83h names, as "port/group". */
+    private static String portAndGroup(final TestInitiator path) {
+        assertEquals(ScsiStatus.GOOD, path.execute(LUN0, inquiry83(), 0, 255, IN, false).status());
+        final ByteBuffer page = ByteBuffer.wrap(bytesAt(path, IN, 255));
+        int port = -1;
+        int group = -1;
+        for (int at = 4; at < 4 + page.getShort(2); at += 4 + page.get(at + 3)) {
+            if ((page.get(at + 1) & 0x30) == 0x10) {
+                if ((page.get(at + 1) & 0x0F) == 4) {
+                    port = page.getShort(at + 6);
+                } else if ((page.get(at + 1) & 0x0F) == 5) {
+                    group = page.getShort(at + 6);
+                }
+            }
+        }
+        return port + "/" + group;
+    }
+
+    private static TestInitiator.Response testUnitReady(final TestInitiator path) {
+        return path.execute(LUN0, new byte[6], 0, 0, IN, false);
+    }
+
+    @Test
+    void eachPortIsANexusOfItsOwnInItsGroupAndAStandbyPortRefusesIo() {
+        assertNotEquals(target.localAddress(), target.localAddress(2), "a second listener");
+        final TestInitiator first = login(target.localAddress(), singleChannelLogin(0xA));
+        final TestInitiator second = login(target.localAddress(2), singleChannelLogin(0xA)); // SINGLE, the same initiator
+        assertEquals(2, target.channelCount(), "the login through port 2 left the path through port 1");
+        assertEquals("1/1", portAndGroup(first));
+        assertEquals("2/2", portAndGroup(second));
+
+        assertEquals(ScsiStatus.GOOD, testUnitReady(first).status());
+        final TestInitiator.Response refused = testUnitReady(second);
+        assertEquals(ScsiStatus.CHECK_CONDITION, refused.status());
+        assertEquals(NOT_READY, refused.senseKey());
+        assertEquals(STANDBY, refused.ascAndQualifier(), "LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY STATE");
+        assertEquals(ScsiStatus.CHECK_CONDITION, second.execute(LUN0, TestInitiator.read16(0, 1), 0, 512, IN, false).status());
+
+        final byte[] rtpg = ByteBuffer.allocate(12).put(0, (byte) 0xA3).put(1, (byte) 0x0A).putInt(6, 64).array();
+        assertEquals(ScsiStatus.GOOD, second.execute(LUN0, rtpg, 0, 64, IN, false).status(), "REPORT TARGET PORT GROUPS in standby");
+        assertArrayEquals(new byte[]{0x00, 0x0F, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0x02, 0x0F, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2},
+                java.util.Arrays.copyOfRange(bytesAt(second, IN, 28), 4, 28), "group 1 active/optimized with port 1, 2 standby with 2");
+    }
+
+    @Test
+    void aChangeOfStatesIsAUnitAttentionOnEveryPathAndThenHolds() {
+        final TestInitiator first = login(target.localAddress(), singleChannelLogin(0xA));
+        final TestInitiator second = login(target.localAddress(2), singleChannelLogin(0xA));
+        target.portStatesChanged(ports(AccessState.STANDBY, AccessState.ACTIVE_OPTIMIZED));
+        for (final TestInitiator path : List.of(first, second)) {
+            final TestInitiator.Response told = testUnitReady(path);
+            assertEquals(UNIT_ATTENTION, told.senseKey());
+            assertEquals(STATE_CHANGED, told.ascAndQualifier(), "ASYMMETRIC ACCESS STATE CHANGED");
+        }
+        assertEquals(ScsiStatus.GOOD, testUnitReady(second).status(), "port 2 now active/optimized");
+        assertEquals(STANDBY, testUnitReady(first).ascAndQualifier(), "port 1 now standby");
+    }
+}
