@@ -68,10 +68,36 @@ public final class SrpTarget implements AutoCloseable {
     private final boolean ownsDevices;
     /** [timeouts] as they are now: a configuration change sets them for the running pipeline. */
     private final Timeouts timeouts;
-    /** A listener per target port: [listen]'s (relative target port 1), then each [[port]]'s, in that order. */
-    private final List<LoginListener> logins = new ArrayList<>();
-    /** The relative target port of each of {@link #logins}. */
-    private final List<Integer> loginPorts = new ArrayList<>();
+    /** The target ports: [listen]'s (relative target port 1), then each [[port]]'s, in that order. */
+    private final List<TargetPort> ports = new ArrayList<>();
+
+    /** One target port: where it listens, and its listener (null while management has taken it down). */
+    private static final class TargetPort {
+        final int id;
+        /** The address bound at start (the real port when 0 was configured): where it listens again after a down. */
+        final InetSocketAddress bound;
+        LoginListener listener;
+
+        TargetPort(final int id, final LoginListener listener) {
+            this.id = id;
+            this.bound = listener.localAddress();
+            this.listener = listener;
+        }
+    }
+
+    /**
+     * A target port as management sees it.
+     *
+     * @param id        its relative target port identifier
+     * @param address   where it listens (or listened, while down)
+     * @param group     its target port group
+     * @param state     the group's asymmetric access state ("active/optimized", ...)
+     * @param listening false while taken down ({@link #portDown})
+     * @param channels  the SRP channels logged in through it
+     */
+    public record PortStatus(int id, InetSocketAddress address, int group, String state, boolean listening, int channels) {
+    }
+
     /** This target's front end on the pipeline, once the first connection made it (null until then). */
     private volatile SrpFrontEnd frontEnd;
     /** The I_T nexuses of the initiator ports that logged in (or that a REGISTER AND MOVE named). */
@@ -130,17 +156,20 @@ public final class SrpTarget implements AutoCloseable {
                 listen(port.id(), port.address(), port.port());
             }
         } catch (RuntimeException e) {
-            logins.forEach(LoginListener::close);
+            ports.forEach(p -> p.listener.close());
             throw e;
         }
     }
 
     /** Listens on {@code address}:{@code port} as relative target port {@code relativePort}. */
     private void listen(final int relativePort, final String address, final int port) {
+        ports.add(new TargetPort(relativePort, listener(relativePort, new InetSocketAddress(address, port))));
+    }
+
+    private LoginListener listener(final int relativePort, final InetSocketAddress address) {
         final String thread = relativePort == TargetPortGroups.FIRST_PORT ? LOGIN_THREAD_NAME : LOGIN_THREAD_NAME + "-" + relativePort;
-        logins.add(new LoginListener(thread, devices.provider().connectionManager().listen(new InetSocketAddress(address, port), 64),
-                request -> login(request, relativePort)));
-        loginPorts.add(relativePort);
+        return new LoginListener(thread, devices.provider().connectionManager().listen(address, 64),
+                request -> login(request, relativePort));
     }
 
     /** The address listened on (with the real port when 0 was configured): [listen]'s, relative target port 1. */
@@ -150,8 +179,81 @@ public final class SrpTarget implements AutoCloseable {
 
     /** The address target port {@code relativePort} listens on, or null when it has none. */
     public InetSocketAddress localAddress(final int relativePort) {
-        final int i = loginPorts.indexOf(relativePort);
-        return i < 0 ? null : logins.get(i).localAddress();
+        final TargetPort port = port(relativePort);
+        return port == null ? null : port.bound;
+    }
+
+    private TargetPort port(final int relativePort) {
+        for (final TargetPort port : ports) {
+            if (port.id == relativePort) {
+                return port;
+            }
+        }
+        return null;
+    }
+
+    /** Each target port with its group, state, whether it listens and its channels now. */
+    public synchronized List<PortStatus> ports() {
+        final TargetPortGroups groups = nexuses.portGroups();
+        final DeviceResources d = devices.resources();
+        final List<PortStatus> out = new ArrayList<>();
+        for (final TargetPort port : ports) {
+            int channels = 0;
+            for (int i = 0; d != null && i < d.channels().capacity(); i++) {
+                channels += d.channels().get(i) instanceof SrpChannel c && !c.closing() && c.nexus().relativeTargetPort() == port.id ? 1 : 0;
+            }
+            out.add(new PortStatus(port.id, port.bound, groups.groupOf(port.id), groups.stateOf(port.id).configName(),
+                    port.listener != null, channels));
+        }
+        return out;
+    }
+
+    /**
+     * Management: takes target port {@code relativePort} down, as a cable pulled would: it stops listening and every
+     * channel through it is disconnected (its in-flight commands end as a lost connection ends them); initiators find
+     * their other paths. Returns how many channels it disconnected.
+     *
+     * @throws IllegalArgumentException no such port, or it is down already
+     */
+    public synchronized int portDown(final int relativePort) {
+        final TargetPort port = port(relativePort);
+        if (port == null || port.listener == null) {
+            throw new IllegalArgumentException(port == null ? "no target port " + relativePort + "; the ports are " + portIds()
+                    : "target port " + relativePort + " is down already");
+        }
+        port.listener.close();
+        port.listener = null;
+        int disconnected = 0;
+        final DeviceResources d = devices.resources();
+        for (int i = 0; d != null && i < d.channels().capacity(); i++) {
+            if (d.channels().get(i) instanceof SrpChannel channel && !channel.closing()
+                    && channel.nexus().relativeTargetPort() == relativePort) {
+                LOG.info("{}: disconnecting it, its target port {} taken down over the management socket", channel, relativePort);
+                channel.disconnect();
+                disconnected++;
+            }
+        }
+        LOG.info("target port {} ({}) down: not listening, {} channel(s) disconnected", relativePort, port.bound, disconnected);
+        return disconnected;
+    }
+
+    /**
+     * Management: listens on target port {@code relativePort} again, at the address it had.
+     *
+     * @throws IllegalArgumentException no such port, or it is up
+     */
+    public synchronized void portUp(final int relativePort) {
+        final TargetPort port = port(relativePort);
+        if (port == null || port.listener != null) {
+            throw new IllegalArgumentException(port == null ? "no target port " + relativePort + "; the ports are " + portIds()
+                    : "target port " + relativePort + " is up");
+        }
+        port.listener = listener(relativePort, port.bound);
+        LOG.info("target port {} ({}) up: listening again", relativePort, port.bound);
+    }
+
+    private List<Integer> portIds() {
+        return ports.stream().map(p -> p.id).toList();
     }
 
     /**
@@ -449,7 +551,9 @@ public final class SrpTarget implements AutoCloseable {
      */
     @Override
     public void close() {
-        logins.forEach(LoginListener::close);
+        synchronized (this) {
+            ports.stream().filter(p -> p.listener != null).forEach(p -> p.listener.close());
+        }
         if (ownsDevices) {
             devices.close();
         }

@@ -11,7 +11,11 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.rdmablock.target.Waiting.waitUpTo;
 
 /**
  * Two target ports in two target port groups (implicit ALUA): the target listens on both, each login is an I_T nexus of
@@ -96,5 +100,25 @@ class TargetPortGroupsTest extends TargetTestBase {
         }
         assertEquals(ScsiStatus.GOOD, testUnitReady(second).status(), "port 2 now active/optimized");
         assertEquals(STANDBY, testUnitReady(first).ascAndQualifier(), "port 1 now standby");
+    }
+
+    @Test
+    void aPortTakenDownDisconnectsItsPathsAndListensAgainWhenBroughtUp() {
+        final java.net.InetSocketAddress port2 = target.localAddress(2);
+        final TestInitiator first = login(target.localAddress(), singleChannelLogin(0xA));
+        login(port2, singleChannelLogin(0xA));
+        assertEquals(1, target.portDown(2), "its one channel disconnected");
+        waitUpTo(SETTLE, "the path through port 2 gone").until(target::channelCount, n -> n == 1);
+        assertFalse(target.ports().get(1).listening());
+        assertThrows(RuntimeException.class, () -> login(port2, singleChannelLogin(0xB)), "nothing listens on port 2");
+        assertEquals(ScsiStatus.GOOD, testUnitReady(first).status(), "the path through port 1 serves on");
+        assertThrows(IllegalArgumentException.class, () -> target.portDown(2), "down already");
+        assertThrows(IllegalArgumentException.class, () -> target.portDown(3), "no port 3");
+
+        target.portUp(2);
+        assertTrue(target.ports().get(1).listening());
+        final TestInitiator again = login(port2, singleChannelLogin(0xA));
+        assertEquals("2/2", portAndGroup(again), "the path is back, at the same address");
+        assertEquals(2, target.ports().stream().mapToInt(SrpTarget.PortStatus::channels).sum());
     }
 }
