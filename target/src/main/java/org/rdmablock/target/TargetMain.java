@@ -181,7 +181,7 @@ public final class TargetMain implements Callable<Integer> {
             try {
                 admin = AdminEndpoint.start(cfg.admin().socket(), AdminMethods.of(new AdminMethods.Sources(cfg,
                         target::providerName, target::localAddress, target::targetPortId, inventory, statistics,
-                        java.time.Instant.now(), running, target::logOut)));
+                        java.time.Instant.now(), running, target::logOut, portControl(target))));
             } catch (RuntimeException e) {
                 if (nvme != null) {
                     nvme.close();
@@ -330,5 +330,26 @@ public final class TargetMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             LOG.warn("SIGHUP reload unavailable on this platform: {}", e.getMessage());
         }
+    }
+
+    /** The SRP target's ports as the management socket lists and changes them. */
+    private static AdminMethods.PortControl portControl(final SrpTarget target) {
+        return new AdminMethods.PortControl() {
+            @Override
+            public java.util.List<AdminMethods.Port> ports() {
+                return target.ports().stream().map(p -> new AdminMethods.Port(p.id(), p.address().getAddress().getHostAddress(),
+                        p.address().getPort(), p.group(), p.state(), p.listening(), p.channels())).toList();
+            }
+
+            @Override
+            public int down(final int id) {
+                return target.portDown(id);
+            }
+
+            @Override
+            public void up(final int id) {
+                target.portUp(id);
+            }
+        };
     }
 }

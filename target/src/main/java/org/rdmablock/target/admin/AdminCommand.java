@@ -40,6 +40,9 @@ import java.util.concurrent.Callable;
                 "             since, the host NQN",
                 "  reload     re-read the config file and apply its LUN changes, as SIGHUP does; says what it did",
                 "  logout INITIATOR   log that initiator port's channels out (SRP_T_LOGOUT, then the disconnect)",
+                "  ports      each SRP target port: address, target port group and its ALUA state, listening, channels",
+                "  port down N        stop listening on target port N and disconnect its channels (a path pulled)",
+                "  port up N          listen on target port N again",
                 "  lun add N KEY=VALUE...  serve a new LUN, its keys those of a [[lun]] table (size=1GiB path=lun1.img",
                 "             create=true ...); the sessions that see it get REPORTED LUNS DATA HAS CHANGED",
                 "  lun remove N          stop serving LUN N (its commands in flight finish first)",
@@ -64,7 +67,7 @@ public final class AdminCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the JSON-RPC result as it came, for scripts")
     boolean json;
 
-    @Parameters(index = "0", paramLabel = "VERB", description = "status, luns, sessions, reload, logout, lun, apply or save")
+    @Parameters(index = "0", paramLabel = "VERB", description = "status, luns, sessions, reload, logout, ports, port, lun, apply or save")
     String verb;
 
     @Parameters(index = "1..*", paramLabel = "ARG", description = "the verb's: logout INITIATOR (32 hex digits, as"
@@ -152,6 +155,23 @@ public final class AdminCommand implements Callable<Integer> {
             case "status", "luns", "sessions", "reload", "save" -> {
                 arguments(0, verb);
                 request.put("method", verb);
+            }
+            case "ports" -> {
+                arguments(0, verb);
+                request.put("method", "ports");
+            }
+            case "port" -> {
+                arguments(2, "port down|up N");
+                final String what = words.getFirst();
+                if (!what.equals("down") && !what.equals("up")) {
+                    throw new IllegalArgumentException("port " + what + ": give down or up (port down|up N)");
+                }
+                try {
+                    params.put("port", Integer.parseInt(words.get(1)));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("not a port number: " + words.get(1) + " (port down|up N)", e);
+                }
+                request.put("method", "port." + what);
             }
             case "logout" -> {
                 arguments(1, "logout INITIATOR");

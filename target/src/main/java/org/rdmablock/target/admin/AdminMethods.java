@@ -24,7 +24,8 @@ import java.util.function.ToIntFunction;
 /**
  * What the management socket answers, by method name: {@code status}, {@code luns} and {@code sessions}, each a
  * snapshot read beside the data path (the statistics' own snapshots, the inventory under its lock); {@code reload},
- * the SIGHUP reload; {@code logout}, an initiator port's channels logged out; {@code lun.add}, {@code lun.remove},
+ * the SIGHUP reload; {@code logout}, an initiator port's channels logged out; {@code ports}, {@code port.down} and
+ * {@code port.up}, the SRP target ports listed, taken down (a path pulled) and brought up; {@code lun.add}, {@code lun.remove},
  * {@code lun.resize}, {@code lun.set} and {@code apply}, changes of the running configuration made as a reload makes
  * them ({@link RunningConfiguration}); {@code save}, the running configuration written to its file. Results are plain
  * records, written as JSON by the endpoint. Runs on the endpoint's client threads.
@@ -80,10 +81,30 @@ public final class AdminMethods {
     public record LoggedOut(String initiator, int channels) {
     }
 
+    /** One SRP target port: where it listens, its target port group and that group's state, its channels. */
+    public record Port(int id, String address, int port, int group, String state, boolean listening, int channels) {
+    }
+
+    /** What {@code port.down} and {@code port.up} did: the port, and how many channels a down disconnected. */
+    public record PortChanged(int port, boolean listening, int disconnected) {
+    }
+
+    /** The target's ports as management sees and changes them (the SRP target's own). */
+    public interface PortControl {
+        List<Port> ports();
+
+        /** Takes port {@code id} down; returns the channels disconnected (IllegalArgumentException: no such port, down). */
+        int down(int id);
+
+        /** Brings port {@code id} up (IllegalArgumentException: no such port, up already). */
+        void up(int id);
+    }
+
     /** Where the daemon's facts come from, its configuration's changes, and its logout of an initiator's channels. */
     public record Sources(TargetConfig config, Supplier<String> provider, Supplier<java.net.InetSocketAddress> address,
                          Supplier<String> targetPortId, LunInventory inventory, TargetStatistics statistics,
-                         Instant started, RunningConfiguration running, ToIntFunction<InitiatorPortId> logOut) {
+                         Instant started, RunningConfiguration running, ToIntFunction<InitiatorPortId> logOut,
+                         PortControl ports) {
     }
 
     /** Methods given by name, in order (the endpoint's own tests serve a few of their own). */
@@ -102,6 +123,16 @@ public final class AdminMethods {
         m.methods.put("sessions", params -> sessions(sources));
         m.methods.put("reload", params -> Applied.of(running.reload(), false));
         m.methods.put("logout", params -> logout(sources, params));
+        m.methods.put("ports", params -> sources.ports().ports());
+        m.methods.put("port.down", params -> {
+            final int id = portOf(params, "port.down");
+            return new PortChanged(id, false, sources.ports().down(id));
+        });
+        m.methods.put("port.up", params -> {
+            final int id = portOf(params, "port.up");
+            sources.ports().up(id);
+            return new PortChanged(id, true, 0);
+        });
         m.methods.put("lun.add", params -> change(running, params, "lun add", c -> LunVerbs.add(c, params,
                 running.baseDirectory())));
         m.methods.put("lun.remove", params -> change(running, params, "lun remove " + LunVerbs.number(params),
@@ -158,6 +189,15 @@ public final class AdminMethods {
             throw new UnknownMethodException("no method " + method + "; the methods are " + String.join(", ", names()));
         }
         return f.apply(params);
+    }
+
+    /** {@code {"port": N}}: a relative target port. */
+    private static int portOf(final JsonNode params, final String method) {
+        final JsonNode given = params.path("port");
+        if (!given.canConvertToInt() || !given.isIntegralNumber()) {
+            throw new IllegalArgumentException(method + " takes {\"port\": N}, a relative target port (rdmablock admin ports)");
+        }
+        return given.asInt();
     }
 
     /** {@code {"initiator": "32 hex digits"}}: every channel of that initiator port logs out. */

@@ -125,11 +125,41 @@ class AdminSocketTest {
     }
 
     @Test
+    void aPortIsListedTakenDownAndBroughtUp() throws Exception {
+        final JsonNode ports = JSON.readTree(admin("--socket", daemon.socket.toString(), "--json", "ports").out());
+        assertEquals(1, ports.size(), ports.toString());
+        assertEquals(1, ports.get(0).get("id").asInt());
+        assertEquals(daemon.port, ports.get(0).get("port").asInt());
+        assertEquals("active/optimized", ports.get(0).get("state").asText());
+        assertTrue(ports.get(0).get("listening").asBoolean());
+        try (TestInitiator ini = TestInitiator.login(new java.net.InetSocketAddress(TestInitiator.ADDRESS, daemon.port),
+                TargetTestBase.ID_EXT, TargetTestBase.IOC_GUID, 0xAF, 4096)) {
+            final AdminDaemon.Run down = admin("--socket", daemon.socket.toString(), "port", "down", "1");
+            assertEquals(0, down.exit(), down.err());
+            assertTrue(down.out().lines().anyMatch(l -> l.matches("disconnected\\s+1")), down.out());
+            waitUpTo(Duration.ofSeconds(10), "the session gone")
+                    .until(() -> JSON.readTree(admin("--socket", daemon.socket.toString(), "--json", "sessions").out()).isEmpty());
+        }
+        final AdminDaemon.Run again = admin("--socket", daemon.socket.toString(), "port", "down", "1");
+        assertEquals(1, again.exit());
+        assertEquals("rdmablock admin: target port 1 is down already (JSON-RPC error " + AdminEndpoint.INVALID_PARAMS + ")",
+                again.err().strip());
+        assertEquals(0, admin("--socket", daemon.socket.toString(), "port", "up", "1").exit());
+        try (TestInitiator ini = TestInitiator.login(new java.net.InetSocketAddress(TestInitiator.ADDRESS, daemon.port),
+                TargetTestBase.ID_EXT, TargetTestBase.IOC_GUID, 0xAF, 4096)) {
+            assertEquals(org.rdmablock.protocol.scsi.ScsiStatus.GOOD, ini.execute(0, new byte[6], 0, 0, 0, false).status(),
+                    "listening again, on the same port");
+        }
+        assertEquals(1, admin("--socket", daemon.socket.toString(), "port", "up", "7").exit(), "no port 7");
+        assertEquals(2, admin("--socket", daemon.socket.toString(), "port", "sideways", "1").exit(), "not down or up");
+    }
+
+    @Test
     void anUnknownVerbAndAMissingSocketAreOneLineEach() {
         final AdminDaemon.Run unknown = admin("--socket", daemon.socket.toString(), "reboot");
         assertEquals(1, unknown.exit());
-        assertEquals("rdmablock admin: no method reboot; the methods are status, luns, sessions, reload, logout, lun.add,"
-                + " lun.remove, lun.resize, lun.set, apply, save (JSON-RPC error "
+        assertEquals("rdmablock admin: no method reboot; the methods are status, luns, sessions, reload, logout, ports,"
+                + " port.down, port.up, lun.add, lun.remove, lun.resize, lun.set, apply, save (JSON-RPC error "
                 + AdminEndpoint.METHOD_NOT_FOUND + ")", unknown.err().strip());
         final AdminDaemon.Run nowhere = admin("--socket", dir.resolve("none.sock").toString(), "status");
         assertEquals(1, nowhere.exit());
