@@ -22,7 +22,13 @@ import org.rdmablock.verbs.ReceiveWorkRequest;
 import org.rdmablock.verbs.VerbsProvider;
 
 import java.lang.foreign.MemorySegment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.nio.ByteOrder;
 
 /**
@@ -35,6 +41,7 @@ import java.nio.ByteOrder;
  * id left at the target), every other one and every login again with MULTIPLE.
  */
 final class ChannelLogin implements Reconnector {
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelLogin.class);
     /** The tag of the login requests. */
     static final long LOGIN_TAG = 0x5250_4C47; // "RPLG"
     /** A port id (SRP r16a 5.2): two big-endian 64-bit halves. */
@@ -45,25 +52,44 @@ final class ChannelLogin implements Reconnector {
     private final VerbsProvider provider;
     private final DeviceContext context;
     private final ProtectionDomain pd;
+    /** Every path to the target ({@link InitiatorConfig#allPaths}), and the one the session's channels log in through. */
+    private final List<InetSocketAddress> paths;
+    private final AtomicInteger currentPath;
     /** Set when the session closes: no login again from then on. */
     private volatile boolean closed;
 
-    /** Logs channels in on {@code context}, the device the session's first connection came up on. */
+    /**
+     * Logs channels in on {@code context}, the device the session's first connection came up on, through path
+     * {@code firstPath} of {@link InitiatorConfig#allPaths} until one is lost.
+     */
     ChannelLogin(final InitiatorConfig config, final VerbsProvider provider, final DeviceContext context,
-                 final ProtectionDomain pd) {
+                 final ProtectionDomain pd, final int firstPath) {
         this.config = config;
         this.provider = provider;
         this.context = context;
         this.pd = pd;
+        this.paths = config.allPaths();
+        this.currentPath = new AtomicInteger(firstPath);
     }
 
     /** Resolves the target's address to a new connection id (on the device that reaches it). */
     static ConnectionId resolve(final VerbsProvider provider, final InitiatorConfig config) throws SrpIoException {
+        return resolve(provider, config, config.target());
+    }
+
+    /** Resolves {@code address}, one of the target's paths, to a new connection id. */
+    static ConnectionId resolve(final VerbsProvider provider, final InitiatorConfig config, final InetSocketAddress address)
+            throws SrpIoException {
         try {
-            return provider.connectionManager().resolve(config.target(), config.connectTimeout());
+            return provider.connectionManager().resolve(address, config.connectTimeout());
         } catch (RuntimeException e) {
-            throw new SrpIoException("cannot reach " + config.target() + " over " + provider.name() + ": " + e.getMessage(), e);
+            throw new SrpIoException("cannot reach " + address + " over " + provider.name() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The path the session's channels log in through now. */
+    InetSocketAddress currentPath() {
+        return paths.get(currentPath.get());
     }
 
     /** A SEND's completion may come after its response, so the send queue holds two commands per slot. */
@@ -78,7 +104,9 @@ final class ChannelLogin implements Reconnector {
 
     /**
      * A channel's agent, after its connection was lost: logs channel {@code index} in again (multichannel action
-     * MULTIPLE, so that the session's other channels stay) on the same device, posting its receives first.
+     * MULTIPLE, so that the session's other channels stay) on the same device, posting its receives first: through the
+     * session's current path, else each other path in turn; the first that takes the login becomes the current path
+     * (the session's other channels follow it when theirs are lost).
      */
     @Override
     public ChannelLink reconnect(final int index, final ReceiveWorkRequest[] receives, final CompletionChannel events)
@@ -86,7 +114,22 @@ final class ChannelLogin implements Reconnector {
         if (closed) {
             throw new SrpIoException("the initiator is closed");
         }
-        return logIn(resolve(provider, config), index, receives, false, events);
+        final int start = currentPath.get();
+        SrpIoException last = null;
+        for (int k = 0; k < paths.size(); k++) {
+            final int path = (start + k) % paths.size();
+            try {
+                final ChannelLink link = logIn(resolve(provider, config, paths.get(path)), index, receives, false, events);
+                if (path != start && currentPath.compareAndSet(start, path)) {
+                    LOG.warn("channel " + index + ": no login through " + paths.get(start) + " (" + last.getMessage()
+                            + "); the session goes on through " + paths.get(path));
+                }
+                return link;
+            } catch (SrpIoException e) {
+                last = e;
+            }
+        }
+        throw last;
     }
 
     /**
@@ -98,8 +141,9 @@ final class ChannelLogin implements Reconnector {
                       final CompletionChannel events) throws SrpIoException {
         CompletionQueue cq = null;
         try {
+            final InetSocketAddress target = address(id);
             if (id.context() != context) {
-                throw new SrpIoException("channel " + index + " to " + config.target() + " came up on another RDMA device");
+                throw new SrpIoException("channel " + index + " to " + target + " came up on another RDMA device");
             }
             final int depth = config.queueDepth();
             final int sendQueueSize = sendQueueSize(config);
@@ -113,14 +157,14 @@ final class ChannelLogin implements Reconnector {
                 id.connect(new ConnectionParameters(loginRequest(index, single), 16, 16, 7, 7), config.connectTimeout());
             } catch (ConnectionRejectedException e) {
                 if (e.reason() == ConnectionFailedException.Reason.NO_LISTENER) {
-                    throw new SrpIoException("connection refused: no target listens at " + config.target().getHostString() + ":"
-                            + config.target().getPort() + " ("
+                    throw new SrpIoException("connection refused: no target listens at " + target.getHostString() + ":"
+                            + target.getPort() + " ("
                             + config.provider() + " provider): is the target running, on that address and port?", e);
                 }
-                throw new SrpIoException("the target at " + config.target() + " rejected the login of channel " + index + ": "
+                throw new SrpIoException("the target at " + target + " rejected the login of channel " + index + ": "
                         + rejectReason(e.privateData()), e);
             } catch (RuntimeException e) {
-                throw new SrpIoException("connect to " + config.target() + " failed: " + e.getMessage(), e);
+                throw new SrpIoException("connect to " + target + " failed: " + e.getMessage(), e);
             }
             final byte[] reply = id.privateData();
             final SrpLoginResponse response = new SrpLoginResponse().wrap(MemorySegment.ofArray(reply), 0);
@@ -138,6 +182,12 @@ final class ChannelLogin implements Reconnector {
             }
             throw e;
         }
+    }
+
+    /** The address {@code id} was resolved for (the configured target when the provider does not say). */
+    private InetSocketAddress address(final ConnectionId id) {
+        final InetSocketAddress remote = id.remoteAddress();
+        return remote != null ? remote : config.target();
     }
 
     /** The 56-byte login request of Linux's ib_srp (srp_login_req_rdma) for channel {@code index}. */

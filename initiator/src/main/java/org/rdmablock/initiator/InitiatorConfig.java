@@ -4,6 +4,7 @@ import org.rdmablock.protocol.srp.SrpTargetPortId;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -42,12 +43,15 @@ import java.util.Objects;
  * @param nvme              null: SRP (the default); else speak NVMe over Fabrics to this subsystem
  *                          ({@link #withNvme}): each channel an I/O queue of one controller, each namespace a
  *                          {@link Lun} (numbered by namespace id); the SRP port ids and IU length are not used
+ * @param paths             the target's other ports, more paths to the same LUNs ({@link #withPaths}): a channel whose
+ *                          connection is lost logs in again through the next one, and a session that connects through
+ *                          a port in a standby or unavailable target port group moves to the next; empty by default
  */
 public record InitiatorConfig(String provider, InetSocketAddress target, long idExt, long iocGuid, long initiatorIdHigh,
                               long initiatorIdLow, int channels, int queueDepth, int iuLength, boolean immediateData,
                               int bounceBytes, int ringSize, ChannelPolicy channelPolicy, Duration connectTimeout,
                               boolean merge, boolean readPriority, Duration commandTimeout, Duration reconnectTimeout,
-                              int maxRetries, Waiting waiting, Nvme nvme) {
+                              int maxRetries, Waiting waiting, Nvme nvme, List<InetSocketAddress> paths) {
     /** One channel: enough for one submitting thread; give one per submitting thread for more. */
     public static final int DEFAULT_CHANNELS = 1;
     /** 128 commands in flight per channel: what our target grants by default (its {@code channel.credits}). */
@@ -136,6 +140,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
         Objects.requireNonNull(commandTimeout, "commandTimeout");
         Objects.requireNonNull(reconnectTimeout, "reconnectTimeout");
         Objects.requireNonNull(waiting, "waiting");
+        paths = List.copyOf(paths);
         if (commandTimeout.isNegative() || commandTimeout.isZero()) {
             throw new IllegalArgumentException("commandTimeout must be positive, not " + commandTimeout);
         }
@@ -203,7 +208,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
                 DEFAULT_INITIATOR_ID_LOW, DEFAULT_CHANNELS, DEFAULT_QUEUE_DEPTH, DEFAULT_IU_LENGTH, DEFAULT_IMMEDIATE_DATA,
                 DEFAULT_BOUNCE_BYTES, DEFAULT_RING_SIZE, ChannelPolicy.PER_THREAD, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MERGE,
                 DEFAULT_READ_PRIORITY, DEFAULT_COMMAND_TIMEOUT, DEFAULT_RECONNECT_TIMEOUT, DEFAULT_MAX_RETRIES,
-                DEFAULT_WAITING, null);
+                DEFAULT_WAITING, null, List.of());
     }
 
     /**
@@ -228,7 +233,7 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public InitiatorConfig withNvme(final Nvme session) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, session);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, session, paths);
     }
 
     /** High 64 bits of the default initiator port id: the derived prefix and the CRC-32 of this host's name. */
@@ -246,69 +251,88 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
     public InitiatorConfig withTargetPortId(final long newIdExt, final long newIocGuid) {
         return new InitiatorConfig(provider, target, newIdExt, newIocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** This initiator's port id, what the target's access lists name (high and low 64 bits). */
     public InitiatorConfig withInitiatorPortId(final long high, final long low) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, high, low, channels, queueDepth, iuLength,
                 immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
-                commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** {@code count} channels per session, chosen per submission by {@code policy}. */
     public InitiatorConfig withChannels(final int count, final ChannelPolicy policy) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, count,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, policy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** Commands in flight per channel at most (the ring grows to hold at least as many submissions). */
     public InitiatorConfig withQueueDepth(final int depth) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels, depth,
                 iuLength, immediateData, bounceBytes, Math.max(ringSize, Integer.highestOneBit(depth - 1) << 1),
-                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                channelPolicy, connectTimeout, merge, readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** The initiator-to-target IU length asked for at login (LIO's ib_srpt takes its {@code srp_max_req_size}). */
     public InitiatorConfig withIuLength(final int length) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, length, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** Whether to ask for immediate data. */
     public InitiatorConfig withImmediateData(final boolean on) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, on, bounceBytes, ringSize, channelPolicy, connectTimeout, merge, readPriority,
-                commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** How the channels' threads wait for completions. */
     public InitiatorConfig withWaiting(final Waiting how) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, how, nvme);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, how, nvme, paths);
     }
 
     /** Switches the scheduling layer's merging and read priority. */
     public InitiatorConfig withScheduling(final boolean mergeAdjacent, final boolean readsFirst) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout,
-                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                mergeAdjacent, readsFirst, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
     }
 
     /** The bounce buffer per command, a power of two of at least 4096 bytes. */
     public InitiatorConfig withBounceBytes(final int bytes) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme);
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
+    }
+
+    /**
+     * The target's other ports ({@code [[port]]}s of our daemon, another ib_srpt port of LIO's): each path is tried in
+     * turn, {@link #target} first, when a channel's connection is lost, and a port whose target port group is standby or
+     * unavailable is left for the next at connect. SRP only.
+     */
+    public InitiatorConfig withPaths(final InetSocketAddress... others) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, List.of(others));
+    }
+
+    /** Every path to the target: {@link #target} first, then {@link #paths}. */
+    public List<InetSocketAddress> allPaths() {
+        final List<InetSocketAddress> all = new java.util.ArrayList<>();
+        all.add(target);
+        all.addAll(paths);
+        return all;
     }
 
     /** The command timeout, the reconnect timeout and the retries. */
     public InitiatorConfig withFaultHandling(final Duration command, final Duration reconnect, final int retries) {
         return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
-                readPriority, command, reconnect, retries, waiting, nvme);
+                readPriority, command, reconnect, retries, waiting, nvme, paths);
     }
 }

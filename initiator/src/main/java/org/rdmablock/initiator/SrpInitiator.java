@@ -272,11 +272,12 @@ public final class SrpInitiator implements AutoCloseable {
     /** Logs channel {@code index} in (the first also opens the device) and starts it. */
     private void logIn(final int index) throws SrpIoException {
         final boolean nvme = config.protocol() == InitiatorConfig.Protocol.NVME;
-        final ConnectionId id = ChannelLogin.resolve(provider, config);
+        final ConnectionId id = nvme || login == null ? ChannelLogin.resolve(provider, config)
+                : ChannelLogin.resolve(provider, config, login.currentPath());
         if (context == null) {
             context = id.context();
             pd = context.allocateProtectionDomain();
-            login = new ChannelLogin(config, provider, context, pd);
+            login = new ChannelLogin(config, provider, context, pd, 0);
             if (nvme) {
                 association = new NvmeAssociation(config, provider, context, pd);
                 association.open(ChannelLogin.resolve(provider, config));
@@ -291,12 +292,36 @@ public final class SrpInitiator implements AutoCloseable {
             resources.add(events); // closed at close(), after the channels and their CQs
         }
         final ChannelLink link = nvme ? association.logIn(id, index, memory.receiveRequests(), events)
-                : login.logIn(id, index, memory.receiveRequests(), index == 0, events);
+                : index == 0 ? firstLogin(id, memory, events)
+                : login.logIn(id, index, memory.receiveRequests(), false, events);
         final InitiatorChannel channel = new InitiatorChannel(index, link, memory, config.queueDepth(), config.ringSize(),
                 ChannelLogin.sendQueueSize(config), config.merge(), config.readPriority(), FaultPolicy.of(config), events,
                 nvme ? association : login, config.waiting() != InitiatorConfig.Waiting.CALLER, config.protocol());
         channels.add(channel);
         channel.start();
+    }
+
+    /**
+     * The session's first SRP login (multichannel action SINGLE): through the configured target, else each other path in
+     * turn ({@link InitiatorConfig#withPaths}); the path that takes it is the one the session's channels use.
+     */
+    private ChannelLink firstLogin(final ConnectionId first, final ChannelMemory memory, final CompletionChannel events)
+            throws SrpIoException {
+        final List<java.net.InetSocketAddress> paths = config.allPaths();
+        SrpIoException last = null;
+        for (int path = 0; path < paths.size(); path++) {
+            try {
+                final ConnectionId id = path == 0 ? first : ChannelLogin.resolve(provider, config, paths.get(path));
+                final ChannelLink link = login.logIn(id, 0, memory.receiveRequests(), true, events);
+                if (path != 0) {
+                    login = new ChannelLogin(config, provider, context, pd, path);
+                }
+                return link;
+            } catch (SrpIoException e) {
+                last = e;
+            }
+        }
+        throw last;
     }
 
     /**
