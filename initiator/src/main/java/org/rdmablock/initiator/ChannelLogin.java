@@ -87,6 +87,20 @@ final class ChannelLogin implements Reconnector {
         }
     }
 
+    /** Moves the session to the next path, when it has more than one (its channels follow as they log in again). */
+    @Override
+    public boolean leavePath(final String why) {
+        if (paths.size() < 2 || closed) {
+            return false;
+        }
+        final int from = currentPath.get();
+        if (currentPath.compareAndSet(from, (from + 1) % paths.size())) {
+            LOG.warn("leaving the path through " + paths.get(from) + ": " + why + "; the session goes on through "
+                    + paths.get((from + 1) % paths.size()));
+        }
+        return true;
+    }
+
     /** The path the session's channels log in through now. */
     InetSocketAddress currentPath() {
         return paths.get(currentPath.get());

@@ -91,10 +91,10 @@ final class InitiatorChannel {
         this.scheduler = new RequestScheduler(submissions.ring(), merge, readPriority);
         final RequestCompleter completer = new RequestCompleter(submissions.ring(), submissions.answered());
         this.taskManagement = new TaskManagement(state, table, credits, control, retryQueue, faults, !nvme);
-        final ResponseMatcher matcher = new ResponseMatcher(index, table, completer, memory);
+        final ResponseMatcher matcher = new ResponseMatcher(index, table, completer, retryQueue, memory);
         final ReceiveBuffers receives = new ReceiveBuffers(state, memory);
         final InboundHandler inbound = nvme ? new NvmeInbound(state, matcher, credits, receives)
-                : new SrpInbound(state, matcher, credits, control, taskManagement, receives);
+                : new SrpInbound(state, matcher, credits, control, taskManagement, receives, reconnector);
         this.receiver = new ChannelReceiver(state, sendQueue, inbound, memory);
         this.issuer = new CommandIssuer(state, scheduler, retryQueue, table, credits, sendQueue, encoder, completer,
                 faults.maxRetries());

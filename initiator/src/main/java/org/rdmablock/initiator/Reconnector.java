@@ -11,4 +11,12 @@ interface Reconnector {
      * {@code events} (null: none).
      */
     ChannelLink reconnect(int index, ReceiveWorkRequest[] receives, CompletionChannel events) throws SrpIoException;
+
+    /**
+     * The target answered through the session's current path that its port's target port group is in standby or
+     * unavailable: whether there is another path to log in through (the session's next login goes there).
+     */
+    default boolean leavePath(final String why) {
+        return false;
+    }
 }

@@ -21,13 +21,16 @@ final class ResponseMatcher {
     private final int index;
     private final CommandTable table;
     private final RequestCompleter completer;
+    private final RetryQueue retryQueue;
     private final MemoryRegion bounce;
     private final int bounceBytes;
 
-    ResponseMatcher(final int index, final CommandTable table, final RequestCompleter completer, final ChannelMemory memory) {
+    ResponseMatcher(final int index, final CommandTable table, final RequestCompleter completer, final RetryQueue retryQueue,
+                    final ChannelMemory memory) {
         this.index = index;
         this.table = table;
         this.completer = completer;
+        this.retryQueue = retryQueue;
         this.bounce = memory.bounce();
         this.bounceBytes = memory.bounceBytes();
     }
@@ -75,6 +78,12 @@ final class ResponseMatcher {
             bounceAt += c.partLength[i];
             completer.commandEnded(request);
         }
+        table.release(c);
+    }
+
+    /** {@code c} is to go again (a unit attention answered it): its parts to the retry queue, its slot freed. */
+    void again(final OutstandingCommand c) {
+        retryQueue.addParts(c);
         table.release(c);
     }
 

@@ -1,6 +1,9 @@
 package org.rdmablock.initiator;
 
+import org.rdmablock.protocol.scsi.ScsiStatus;
+import org.rdmablock.protocol.scsi.SenseCode;
 import org.rdmablock.protocol.scsi.SenseData;
+import org.rdmablock.protocol.scsi.SenseKey;
 import org.rdmablock.protocol.srp.SrpDecodeError;
 import org.rdmablock.protocol.srp.SrpIuDecoder;
 import org.rdmablock.protocol.srp.SrpOpcode;
@@ -12,19 +15,25 @@ import java.lang.foreign.MemorySegment;
  * Takes the IUs an SRP target sends, on the agent thread: SRP_RSP to its command ({@link ResponseMatcher}, with its
  * residual and sense) or to {@link TaskManagement}; SRP_CRED_REQ and SRP_AER_REQ bring credits and are answered;
  * SRP_T_LOGOUT, or an IU that does not decode, means the connection is lost. Each response returns the credits it
- * carries.
+ * carries. A unit attention sends its command again (as Linux's midlayer does); NOT READY for a port in a standby or
+ * unavailable target port group moves the session to its next path (when it has one) and sends the command there.
  */
 final class SrpInbound implements InboundHandler {
+    /** LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY / UNAVAILABLE STATE (SPC-4 5.16.2.4). */
+    private static final SenseCode STANDBY = SenseCode.LOGICAL_UNIT_NOT_ACCESSIBLE_TARGET_PORT_IN_STANDBY_STATE;
+    private static final SenseCode UNAVAILABLE = SenseCode.LOGICAL_UNIT_NOT_ACCESSIBLE_TARGET_PORT_IN_UNAVAILABLE_STATE;
     private final ChannelState state;
     private final ResponseMatcher matcher;
     private final Credits credits;
     private final ControlIus control;
     private final TaskManagement taskManagement;
     private final ReceiveBuffers receives;
+    private final Reconnector paths;
     private final SrpIuDecoder decoder = new SrpIuDecoder();
 
     SrpInbound(final ChannelState state, final ResponseMatcher matcher, final Credits credits, final ControlIus control,
-               final TaskManagement taskManagement, final ReceiveBuffers receives) {
+               final TaskManagement taskManagement, final ReceiveBuffers receives, final Reconnector paths) {
+        this.paths = paths;
         this.state = state;
         this.matcher = matcher;
         this.credits = credits;
@@ -77,6 +86,12 @@ final class SrpInbound implements InboundHandler {
         }
         if (response.status() == 0) {
             matcher.answered(c, bytesMoved(c, response));
+        } else if (portNotAccessible(response) && paths.leavePath("the target port is in a standby or unavailable group"
+                + " (NOT READY, ASC/ASCQ 04h/" + String.format("%02Xh", ascq(response)) + ")")) {
+            // the command stays in flight: the channel logs in again through the next path and sends it there
+            state.lost("its path's target port is not accessible (ALUA standby or unavailable)");
+        } else if (unitAttention(response)) {
+            matcher.again(c); // reported once and cleared (a state change, a resize, ...): sent again, as sd does
         } else {
             matcher.failed(c, request -> statusFailure(request, response));
         }
@@ -92,6 +107,29 @@ final class SrpInbound implements InboundHandler {
             moved -= response.dataOutResidualCount();
         }
         return moved;
+    }
+
+    /** LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY (04h/0Bh) or UNAVAILABLE (04h/0Ch) STATE: another path may serve. */
+    private static boolean portNotAccessible(final SrpResponse response) {
+        final int senseLength = (int) response.senseDataLength();
+        if (response.status() != ScsiStatus.CHECK_CONDITION || senseLength < 8) {
+            return false;
+        }
+        final MemorySegment sense = response.segment();
+        final long at = response.offset() + response.senseDataOffset();
+        final int ascq = SenseData.ascq(sense, at, senseLength);
+        return SenseData.senseKey(sense, at, senseLength) == SenseKey.NOT_READY && SenseData.asc(sense, at, senseLength) == STANDBY.asc()
+                && (ascq == STANDBY.ascq() || ascq == UNAVAILABLE.ascq());
+    }
+
+    private static boolean unitAttention(final SrpResponse response) {
+        final int senseLength = (int) response.senseDataLength();
+        return response.status() == ScsiStatus.CHECK_CONDITION && senseLength >= 8 && SenseData.senseKey(response.segment(),
+                response.offset() + response.senseDataOffset(), senseLength) == SenseKey.UNIT_ATTENTION;
+    }
+
+    private static int ascq(final SrpResponse response) {
+        return SenseData.ascq(response.segment(), response.offset() + response.senseDataOffset(), (int) response.senseDataLength());
     }
 
     private static ScsiStatusException statusFailure(final IoRequest request, final SrpResponse response) {
