@@ -1,6 +1,9 @@
 package org.rdmablock.target.config;
 
+import org.rdmablock.protocol.scsi.TargetPortGroups;
+
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,26 +13,32 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * What a config reread on SIGHUP changes against the running one. LUNs (added, removed, changed) and timeouts can
- * be applied while the daemon runs; listen, target, channel, pipeline and metrics are fixed once it listens (sockets,
- * identity, negotiated limits, queue sizes, the metrics endpoint), so a change there refuses the whole reload until a
- * restart.
+ * What a config reread on SIGHUP changes against the running one. LUNs (added, removed, changed), timeouts and the
+ * states of the target port groups can be applied while the daemon runs; listen, the ports and their groups, target,
+ * channel, pipeline and metrics are fixed once it listens (sockets, identity, negotiated limits, queue sizes, the
+ * metrics endpoint), so a change there refuses the whole reload until a restart.
  *
- * @param added         LUNs the reread config has and the running one lacks, by number
- * @param removed       LUNs the running config has and the reread one lacks, by number
- * @param changed       LUNs in both whose settings differ, by number
- * @param timeoutsChanged whether [timeouts] differs
- * @param restartNeeded the sections that differ and cannot be applied without a restart: {@code listen},
- *                      {@code target}, {@code channel}, {@code pipeline}, {@code metrics}; empty when the reload can
- *                      be applied
+ * @param added             LUNs the reread config has and the running one lacks, by number
+ * @param removed           LUNs the running config has and the reread one lacks, by number
+ * @param changed           LUNs in both whose settings differ, by number
+ * @param timeoutsChanged   whether [timeouts] differs
+ * @param portStatesChanged whether the ports' layout is the same and only [[port_group]] states differ
+ * @param restartNeeded     the sections that differ and cannot be applied without a restart: {@code listen},
+ *                          {@code port} (ports added, removed or moved, [listen] group, the groups declared),
+ *                          {@code target}, {@code channel}, {@code pipeline}, {@code metrics}; empty when the reload
+ *                          can be applied
+ * @param portStateChanges  the groups whose state changes, in the order of the groups; empty unless
+ *                          {@code portStatesChanged}
  */
 public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<LunChange> changed,
-                           boolean timeoutsChanged, List<String> restartNeeded) {
+                           boolean timeoutsChanged, boolean portStatesChanged, List<String> restartNeeded,
+                           List<PortStateChange> portStateChanges) {
     public ConfigChange {
         added = List.copyOf(added);
         removed = List.copyOf(removed);
         changed = List.copyOf(changed);
         restartNeeded = List.copyOf(restartNeeded);
+        portStateChanges = List.copyOf(portStateChanges);
     }
 
     /** Compares the running config with the reread one. */
@@ -50,14 +59,18 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
 
         List<String> restartNeeded = new ArrayList<>();
         restartUnless(running.listen().equals(reread.listen()), "listen", restartNeeded);
+        boolean sameLayout = running.ports().sameLayout(reread.ports());
+        restartUnless(sameLayout, "port", restartNeeded);
         restartUnless(running.identity().equals(reread.identity()), "target", restartNeeded);
         restartUnless(running.channel().equals(reread.channel()), "channel", restartNeeded);
         restartUnless(running.pipeline().equals(reread.pipeline()), "pipeline", restartNeeded);
         restartUnless(running.metrics().equals(reread.metrics()), "metrics", restartNeeded);
         restartUnless(running.admin().equals(reread.admin()), "admin", restartNeeded);
         restartUnless(running.nvme().equals(reread.nvme()), "nvme", restartNeeded);
+        boolean portStatesChanged = sameLayout && !running.ports().equals(reread.ports());
         return new ConfigChange(added, removed, changed, !running.timeouts().equals(reread.timeouts()),
-                restartNeeded);
+                portStatesChanged, restartNeeded,
+                portStatesChanged ? PortStateChange.between(running.ports(), reread.ports()) : List.of());
     }
 
     private static void restartUnless(boolean same, String section, List<String> restartNeeded) {
@@ -76,7 +89,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
 
     /** Whether the reread config is the running one (nothing to apply). */
     public boolean isEmpty() {
-        return added.isEmpty() && removed.isEmpty() && changed.isEmpty() && !timeoutsChanged
+        return added.isEmpty() && removed.isEmpty() && changed.isEmpty() && !timeoutsChanged && !portStatesChanged
                 && restartNeeded.isEmpty();
     }
 
@@ -104,7 +117,10 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
                 + " (a reload applies only [[lun]] and [timeouts]); the running config stays";
     }
 
-    /** One line for the log: "LUN 2 added; LUN 0 removed; LUN 1 changed (size, read_only); timeouts changed". */
+    /**
+     * One line for the log: "LUN 2 added; LUN 0 removed; LUN 1 changed (size, read_only); timeouts changed; port group
+     * 2: standby -> active/optimized".
+     */
     public String summary() {
         List<String> parts = new ArrayList<>();
         added.forEach(lun -> parts.add("LUN " + lun.number() + " added"));
@@ -113,8 +129,37 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
         if (timeoutsChanged) {
             parts.add("timeouts changed");
         }
+        portStateChanges.forEach(p -> parts.add(p.toString()));
         restartNeeded.forEach(s -> parts.add(s + " changed (needs a restart)"));
         return parts.isEmpty() ? "no change" : String.join("; ", parts);
+    }
+
+    /**
+     * A target port group whose asymmetric access state a reload changes.
+     *
+     * @param group  its target port group identifier
+     * @param before its running state
+     * @param after  its state in the reread config
+     */
+    public record PortStateChange(int group, TargetPortGroups.AccessState before, TargetPortGroups.AccessState after) {
+        public PortStateChange {
+            Objects.requireNonNull(before);
+            Objects.requireNonNull(after);
+        }
+
+        /** The groups declared in both whose state differs, in the order of {@code after}'s groups. */
+        static List<PortStateChange> between(PortsConfig before, PortsConfig after) {
+            Map<Integer, TargetPortGroups.AccessState> was = new HashMap<>();
+            before.groups().forEach(g -> was.put(g.id(), g.state()));
+            return after.groups().stream().filter(g -> was.containsKey(g.id()) && was.get(g.id()) != g.state())
+                    .map(g -> new PortStateChange(g.id(), was.get(g.id()), g.state())).toList();
+        }
+
+        /** "port group 2: standby -> active/optimized". */
+        @Override
+        public String toString() {
+            return "port group " + group + ": " + before.configName() + " -> " + after.configName();
+        }
     }
 
     /**

@@ -4,11 +4,13 @@ import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
 import org.rdmablock.target.config.PipelineConfig.CompletionMode;
 import org.rdmablock.target.config.PipelineConfig.ReceiveQueueMode;
+import org.rdmablock.protocol.scsi.TargetPortGroups.AccessState;
 import org.tomlj.TomlArray;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +33,10 @@ import java.util.regex.Pattern;
  */
 final class ConfigKeys {
     static final String LISTEN = "listen";
+    /** An array of tables: a [[port]] per SRP target port beyond [listen]'s. */
+    static final String TARGET_PORT = "port";
+    /** An array of tables: a [[port_group]] per target port group whose state the file gives (ALUA). */
+    static final String PORT_GROUP = "port_group";
     static final String TARGET = "target";
     static final String CHANNEL = "channel";
     static final String PIPELINE = "pipeline";
@@ -43,10 +49,10 @@ final class ConfigKeys {
     /** An array of tables: a [[lun]] per logical unit. */
     static final String LUN = "lun";
     /** The tables a config may hold, in the order of the sample. */
-    static final List<String> TABLES = List.of(LISTEN, TARGET, CHANNEL, PIPELINE, TIMEOUTS, METRICS, ADMIN, NVME, SUBSYSTEM,
-            LUN);
+    static final List<String> TABLES = List.of(LISTEN, TARGET_PORT, PORT_GROUP, TARGET, CHANNEL, PIPELINE, TIMEOUTS,
+            METRICS, ADMIN, NVME, SUBSYSTEM, LUN);
     /** The arrays of tables among {@link #TABLES}: each entry read on its own, with the document's keys behind it. */
-    static final List<String> ARRAYS = List.of(SUBSYSTEM, LUN);
+    static final List<String> ARRAYS = List.of(TARGET_PORT, PORT_GROUP, SUBSYSTEM, LUN);
 
     // Upper bounds that are not protocol limits: beyond them a value is a typo, or buffers would not fit in memory
     // (receive buffers are credits × max_iu_length bytes per channel).
@@ -73,6 +79,26 @@ final class ConfigKeys {
             "the IP address or host name to bind; \"0.0.0.0\" for every interface");
     static final Key<Integer> PORT = key(LISTEN, "port", integer(1, 65535), byDefault(ListenConfig.DEFAULT_PORT),
             "the rdma_cm port (the TCP port for soft)");
+    static final Key<Integer> LISTEN_GROUP = key(LISTEN, "group", integer(1, 65535),
+            byDefault(PortsConfig.DEFAULT_GROUP), "the target port group of port 1, [listen]'s (ALUA)");
+
+    static final Key<Integer> TARGET_PORT_ID = key(TARGET_PORT, "id", integer(2, 65535),
+            required(v -> "2 to 65535; [listen] is port 1"),
+            "the relative target port identifier: 2, 3, ...; [listen] is port 1; each once");
+    static final Key<String> TARGET_PORT_ADDRESS = key(TARGET_PORT, "address", host(),
+            derived("listen.address", v -> v.get(ADDRESS)), "the IP address or host name to bind");
+    static final Key<Integer> TARGET_PORT_PORT = key(TARGET_PORT, "port", integer(1, 65535),
+            derived("listen.port", v -> v.get(PORT)), "the rdma_cm port (the TCP port for soft)");
+    static final Key<Integer> TARGET_PORT_GROUP = key(TARGET_PORT, "group", integer(1, 65535),
+            byDefault(PortsConfig.DEFAULT_GROUP), "the target port group it is in (ALUA)");
+
+    static final Key<Integer> PORT_GROUP_ID = key(PORT_GROUP, "id", integer(1, 65535), required(v -> "1 to 65535"),
+            "the target port group identifier, each once");
+    static final Key<AccessState> PORT_GROUP_STATE = key(PORT_GROUP, "state",
+            choice(names(Arrays.stream(AccessState.values()).map(AccessState::configName).toList(),
+                    List.of(AccessState.values()))), byDefault(PortsConfig.DEFAULT_STATE),
+            "its asymmetric access state, what REPORT TARGET PORT GROUPS returns: active/optimized,"
+                    + " active/non-optimized, standby or unavailable");
 
     static final Key<Long> ID_EXT = key(TARGET, "id_ext", hexId(),
             derived("0x0272, listen.port (16 bits), then the CRC-32 of listen.address as written",
@@ -243,7 +269,9 @@ final class ConfigKeys {
             byDefault(List.of()), "the initiator ports that may log in; empty: any");
 
     /** Every key, table by table in the order of the sample; messages list a table's keys in this order. */
-    static final List<Key<?>> ALL = List.of(PROVIDER, ADDRESS, PORT, ID_EXT, IOC_GUID, CREDITS, MAX_IU_LENGTH,
+    static final List<Key<?>> ALL = List.of(PROVIDER, ADDRESS, PORT, LISTEN_GROUP, TARGET_PORT_ID,
+            TARGET_PORT_ADDRESS, TARGET_PORT_PORT, TARGET_PORT_GROUP, PORT_GROUP_ID, PORT_GROUP_STATE, ID_EXT, IOC_GUID,
+            CREDITS, MAX_IU_LENGTH,
             MAX_IO_SIZE, IMMEDIATE_DATA, IMMEDIATE_DATA_SIZE, MAX_CHANNELS, MAX_CHANNELS_PER_INITIATOR, CQ_SIZE, RING_SIZE, BACKEND_THREADS,
             BLOCKING_THREADS, RECEIVE_QUEUE, COMPLETIONS, IDLE, COMMAND, METRICS_ADDRESS, SUMMARY_INTERVAL, ADMIN_SOCKET, NVME_SUBSYSTEM,
             NVME_PORT, NVME_SERIAL, NVME_ALLOWED_HOSTS, SUBSYSTEM_NQN, SUBSYSTEM_SERIAL, SUBSYSTEM_MODEL,

@@ -58,6 +58,8 @@ import static org.rdmablock.target.config.ConfigKeys.ID_EXT;
 import static org.rdmablock.target.config.ConfigKeys.IMMEDIATE_DATA;
 import static org.rdmablock.target.config.ConfigKeys.IMMEDIATE_DATA_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.IOC_GUID;
+import static org.rdmablock.target.config.ConfigKeys.LISTEN;
+import static org.rdmablock.target.config.ConfigKeys.LISTEN_GROUP;
 import static org.rdmablock.target.config.ConfigKeys.LUN;
 import static org.rdmablock.target.config.ConfigKeys.MAX_CHANNELS;
 import static org.rdmablock.target.config.ConfigKeys.MAX_CHANNELS_PER_INITIATOR;
@@ -65,12 +67,16 @@ import static org.rdmablock.target.config.ConfigKeys.MAX_IO_SIZE;
 import static org.rdmablock.target.config.ConfigKeys.MAX_IU_LENGTH;
 import static org.rdmablock.target.config.ConfigKeys.METRICS_ADDRESS;
 import static org.rdmablock.target.config.ConfigKeys.NUMBER;
+import static org.rdmablock.target.config.ConfigKeys.NVME;
 import static org.rdmablock.target.config.ConfigKeys.NVME_ALLOWED_HOSTS;
 import static org.rdmablock.target.config.ConfigKeys.NVME_PORT;
 import static org.rdmablock.target.config.ConfigKeys.NVME_SERIAL;
 import static org.rdmablock.target.config.ConfigKeys.NVME_SUBSYSTEM;
 import static org.rdmablock.target.config.ConfigKeys.PATH;
 import static org.rdmablock.target.config.ConfigKeys.PORT;
+import static org.rdmablock.target.config.ConfigKeys.PORT_GROUP;
+import static org.rdmablock.target.config.ConfigKeys.PORT_GROUP_ID;
+import static org.rdmablock.target.config.ConfigKeys.PORT_GROUP_STATE;
 import static org.rdmablock.target.config.ConfigKeys.PROVIDER;
 import static org.rdmablock.target.config.ConfigKeys.READ_ONLY;
 import static org.rdmablock.target.config.ConfigKeys.RECEIVE_QUEUE;
@@ -84,6 +90,11 @@ import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_NQN;
 import static org.rdmablock.target.config.ConfigKeys.SUBSYSTEM_SERIAL;
 import static org.rdmablock.target.config.ConfigKeys.SUMMARY_INTERVAL;
 import static org.rdmablock.target.config.ConfigKeys.TABLES;
+import static org.rdmablock.target.config.ConfigKeys.TARGET_PORT;
+import static org.rdmablock.target.config.ConfigKeys.TARGET_PORT_ADDRESS;
+import static org.rdmablock.target.config.ConfigKeys.TARGET_PORT_GROUP;
+import static org.rdmablock.target.config.ConfigKeys.TARGET_PORT_ID;
+import static org.rdmablock.target.config.ConfigKeys.TARGET_PORT_PORT;
 import static org.rdmablock.target.config.ConfigKeys.WRITE_CACHE;
 import static org.rdmablock.target.config.ConfigKeys.namesOf;
 
@@ -260,11 +271,12 @@ public final class TargetConfigReader {
         MetricsConfig metrics = valid(endpoint, v.get(SUMMARY_INTERVAL))
                 ? new MetricsConfig(endpoint.host(), endpoint.port(), v.get(SUMMARY_INTERVAL)) : null;
         AdminConfig admin = adminConfig(tables.get(ADMIN), v.get(ADMIN_SOCKET));
+        PortsConfig ports = ports(root, tables, v, !subsystems.isEmpty());
         if (!problems.isEmpty()) {
             return null;
         }
         NvmeConfig nvme = subsystems.isEmpty() ? NvmeConfig.NONE : new NvmeConfig(v.get(NVME_PORT), subsystems);
-        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, nvme);
+        return new TargetConfig(source, listen, identity, channel, pipeline, timeouts, luns, metrics, admin, nvme, ports);
     }
 
     /** [admin] socket: none when empty, else the path resolved against the base directory. */
@@ -343,8 +355,81 @@ public final class TargetConfigReader {
     }
 
     /**
-     * The entries of the array of tables {@code name} ([[lun]], [[subsystem]]), each checked for unknown keys; a value
-     * that is not an array of tables, or an entry that is not a table, is refused ({@code what} names an entry).
+     * The SRP ports beyond [listen]'s and their target port groups: [listen] group, each [[port]] in the file's order
+     * (ids once each; each address and port once, [listen]'s and, when the NVMe front end serves, NVMe's at
+     * listen.address included), each [[port_group]] (ids once each). A group a port names and none declares is
+     * active/optimized. {@link PortsConfig#NONE} when the file gives none of them.
+     */
+    private PortsConfig ports(Table root, Map<String, Table> tables, Scope document, boolean nvmeServes) {
+        Map<String, String> endpoints = new HashMap<>();
+        String address = document.get(ADDRESS);
+        if (valid(address, document.get(PORT))) {
+            endpoints.put(endpoint(address, document.get(PORT)), where(tables.get(LISTEN)) + " has");
+            if (nvmeServes && document.get(NVME_PORT) != null) {
+                endpoints.putIfAbsent(endpoint(address, document.get(NVME_PORT)),
+                        where(tables.get(NVME)) + " serves NVMe at");
+            }
+        }
+        List<PortsConfig.Port> ports = new ArrayList<>();
+        Map<Integer, Table> ids = new HashMap<>();
+        for (Table t : entries(root, TARGET_PORT, "target port")) {
+            Scope v = new Scope(Map.of(TARGET_PORT, t), document);
+            ConfigKeys.of(TARGET_PORT).forEach(v::get);     // each problem, once
+            if (!valid(v.get(TARGET_PORT_ID), v.get(TARGET_PORT_ADDRESS), v.get(TARGET_PORT_PORT),
+                    v.get(TARGET_PORT_GROUP))) {
+                continue;
+            }
+            PortsConfig.Port port = new PortsConfig.Port(v.get(TARGET_PORT_ID), v.get(TARGET_PORT_ADDRESS),
+                    v.get(TARGET_PORT_PORT), v.get(TARGET_PORT_GROUP));
+            Table other = ids.putIfAbsent(port.id(), t);
+            if (other != null) {
+                notAllowed(t, TARGET_PORT_ID.name(), "each id once: " + where(other) + " is port " + port.id());
+                continue;
+            }
+            String endpoint = endpoint(port.address(), port.port());
+            String taken = endpoints.putIfAbsent(endpoint, where(t) + " has");
+            if (taken != null) {
+                notAllowed(t.key(TARGET_PORT_PORT.name()), t.lineOf(TARGET_PORT_PORT.name()), port.port(),
+                        "each address and port once: " + taken + " " + endpoint);
+                continue;
+            }
+            ports.add(port);
+        }
+        List<PortsConfig.Group> groups = new ArrayList<>();
+        Map<Integer, Table> groupIds = new HashMap<>();
+        for (Table t : entries(root, PORT_GROUP, "target port group")) {
+            Scope v = new Scope(Map.of(PORT_GROUP, t), document);
+            ConfigKeys.of(PORT_GROUP).forEach(v::get);     // each problem, once
+            if (!valid(v.get(PORT_GROUP_ID), v.get(PORT_GROUP_STATE))) {
+                continue;
+            }
+            Table other = groupIds.putIfAbsent(v.get(PORT_GROUP_ID), t);
+            if (other != null) {
+                notAllowed(t, PORT_GROUP_ID.name(), "each id once: " + where(other) + " is group "
+                        + v.get(PORT_GROUP_ID));
+                continue;
+            }
+            groups.add(new PortsConfig.Group(v.get(PORT_GROUP_ID), v.get(PORT_GROUP_STATE)));
+        }
+        Integer listenGroup = document.get(LISTEN_GROUP);
+        return new PortsConfig(listenGroup == null ? PortsConfig.DEFAULT_GROUP : listenGroup, ports, groups);
+    }
+
+    /** An address and port as messages write them: {@code 127.0.0.1:5555}, {@code [::1]:5555}. */
+    private static String endpoint(String address, int port) {
+        return (address.contains(":") ? "[" + address + "]" : address) + ":" + port;
+    }
+
+    /** A table as messages name it: {@code [listen] at line 1}, {@code port[0] at line 5}; no line when absent. */
+    private static String where(Table t) {
+        String name = t.name().endsWith("]") ? t.name() : "[" + t.name() + "]";
+        return t.line() > 0 ? name + " at line " + t.line() : name;
+    }
+
+    /**
+     * The entries of the array of tables {@code name} ([[lun]], [[subsystem]], [[port]], [[port_group]]), each checked
+     * for unknown keys; a value that is not an array of tables, or an entry that is not a table, is refused
+     * ({@code what} names an entry).
      */
     private List<Table> entries(Table root, String name, String what) {
         Object value = root.get(name);

@@ -25,6 +25,19 @@ public final class TargetConfigWriter {
         key(out, "provider", string(listen.provider()));
         key(out, "address", string(listen.address()));
         key(out, "port", Integer.toString(listen.port()));
+        key(out, "group", Integer.toString(config.ports().listenGroup()));
+        for (final PortsConfig.Port port : config.ports().ports()) {
+            out.append("\n[[port]]\n");
+            key(out, "id", Integer.toString(port.id()));
+            key(out, "address", string(port.address()));
+            key(out, "port", Integer.toString(port.port()));
+            key(out, "group", Integer.toString(port.group()));
+        }
+        for (final PortsConfig.Group group : config.ports().groups()) {
+            out.append("\n[[port_group]]\n");
+            key(out, "id", Integer.toString(group.id()));
+            key(out, "state", string(group.state().configName()));
+        }
         out.append("\n[target]\n");
         key(out, "id_ext", hexId(config.identity().idExt()));
         key(out, "ioc_guid", hexId(config.identity().iocGuid()));

@@ -1,7 +1,9 @@
 package org.rdmablock.target.config;
 
 import org.junit.jupiter.api.Test;
+import org.rdmablock.protocol.scsi.TargetPortGroups.AccessState;
 import org.rdmablock.target.config.ConfigChange.LunChange;
+import org.rdmablock.target.config.ConfigChange.PortStateChange;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -143,5 +145,49 @@ class ConfigChangeTest {
     void theMetricsEndpointNeedsARestart() throws ConfigException {
         assertEquals(List.of("metrics"), change("[metrics]\naddress = \"127.0.0.1:9464\"\n" + RUNNING).restartNeeded());
         assertEquals(List.of("metrics"), change("[metrics]\nsummary_interval = \"5s\"\n" + RUNNING).restartNeeded());
+    }
+
+    private static final String PORTS = """
+            [[port]]
+            id = 2
+            port = 5556
+            group = 2
+            [[port_group]]
+            id = 1
+            [[port_group]]
+            id = 2
+            state = "standby"
+            """;
+
+    @Test
+    void portGroupStatesChangeWithoutARestart() throws ConfigException {
+        ConfigChange c = ConfigChange.between(config(PORTS + RUNNING),
+                config(PORTS.replace("\"standby\"", "\"active/optimized\"") + RUNNING));
+        assertTrue(c.portStatesChanged());
+        assertFalse(c.needsRestart());
+        assertFalse(c.isEmpty());
+        assertEquals(List.of(new PortStateChange(2, AccessState.STANDBY, AccessState.ACTIVE_OPTIMIZED)),
+                c.portStateChanges());
+        assertEquals("port group 2: standby -> active/optimized", c.summary());
+        assertTrue(ConfigChange.between(config(PORTS + RUNNING), config(PORTS + RUNNING)).isEmpty());
+    }
+
+    @Test
+    void portsAddedMovedOrRegroupedNeedARestart() throws ConfigException {
+        ConfigChange added = change(PORTS + RUNNING);
+        assertEquals(List.of("port"), added.restartNeeded());
+        assertFalse(added.portStatesChanged());
+        assertEquals(List.of(), added.portStateChanges());
+        assertEquals("[port] changed: a restart is needed to apply it (a reload applies only [[lun]] and [timeouts]);"
+                + " the running config stays", added.restartMessage());
+        assertEquals("port changed (needs a restart)", added.summary());
+        TargetConfig running = config(PORTS + RUNNING);
+        for (String reread : List.of(PORTS.replace("port = 5556", "port = 5557"), PORTS.replace("group = 2", "group = 1"),
+                "[listen]\ngroup = 2\n" + PORTS, PORTS + "[[port_group]]\nid = 3\n",
+                PORTS.replace("\"standby\"", "\"unavailable\"") + "[[port]]\nid = 3\nport = 5557\n")) {
+            ConfigChange c = ConfigChange.between(running, config(reread + RUNNING));
+            assertEquals(List.of("port"), c.restartNeeded(), reread);
+            assertFalse(c.portStatesChanged(), "a state changed beside the layout is not applied alone: " + reread);
+        }
     }
 }

@@ -22,7 +22,7 @@ class ConfigKeysTest {
                 declared.add((Key<?>) f.get(null));
             }
         }
-        assertEquals(44, declared.size());
+        assertEquals(51, declared.size());
         assertTrue(ConfigKeys.ALL.containsAll(declared), "declared but not in ALL: " + declared);
         assertEquals(declared.size(), ConfigKeys.ALL.size());
         assertEquals(ConfigKeys.ALL.size(), ConfigKeys.ALL.stream().map(Key::fullName).distinct().count(),
@@ -36,7 +36,7 @@ class ConfigKeysTest {
             assertFalse(key.doc().isBlank(), key + " has no doc");
             assertFalse(key.type().allowed(null).isBlank(), key + " says nothing of what is allowed");
         }
-        assertEquals(List.of("provider", "address", "port"), ConfigKeys.namesOf(ConfigKeys.LISTEN));
+        assertEquals(List.of("provider", "address", "port", "group"), ConfigKeys.namesOf(ConfigKeys.LISTEN));
         assertEquals(TargetConfigReader.knownKeys(), ConfigKeys.ALL.stream().map(Key::fullName).toList());
     }
 

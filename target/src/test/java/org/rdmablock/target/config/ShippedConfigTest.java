@@ -44,6 +44,9 @@ class ShippedConfigTest {
         assertEquals(new NvmeConfig(4420, List.of(new NvmeConfig.Subsystem("nqn.2026-12.org.example:disks",
                 "027215b3d7b7e7a842f0", "rdmablock", List.of(), java.util.Set.of()))), c.nvme(),
                 "the sample serves its LUNs over NVMe too, at the derived serial it shows");
+        assertEquals(new PortsConfig(1, List.of(new PortsConfig.Port(2, "127.0.0.1", 5556, 1)),
+                List.of(new PortsConfig.Group(1, PortsConfig.DEFAULT_STATE))), c.ports(),
+                "and through a second SRP port, both in group 1, active/optimized");
     }
 
     @Test
@@ -63,6 +66,9 @@ class ShippedConfigTest {
         // so does the [[subsystem]], its serial the derived one
         assertEquals(TargetConfigReader.read("[[subsystem]]\nnqn = \"nqn.2026-12.org.example:disks\"\n", "defaults",
                 Path.of("/")).nvme().subsystems(), sample.nvme().subsystems());
+        // and the [[port]] and [[port_group]], the port's address the derived one
+        assertEquals(TargetConfigReader.read("[[port]]\nid = 2\nport = 5556\n[[port_group]]\nid = 1\n", "defaults",
+                Path.of("/")).ports(), sample.ports());
     }
 
     /** Each key of the table where the sample first gives it: its table ([listen], or the first [[lun]] with it). */
@@ -103,8 +109,8 @@ class ShippedConfigTest {
                 fixed++;
             }
         }
-        assertEquals(33, fixed, "keys with a fixed default");   // the others: derived (6) or required (subsystem.nqn,
-                                                                // number, path, size)
+        assertEquals(36, fixed, "keys with a fixed default");   // the others: derived (8) or required (port.id,
+                                                                // port_group.id, subsystem.nqn, number, path, size)
     }
 
     @Test

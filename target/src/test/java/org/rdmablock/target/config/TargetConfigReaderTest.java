@@ -8,6 +8,8 @@ import org.rdmablock.target.config.LunConfig.BackendKind;
 import org.rdmablock.target.config.LunConfig.WriteCachePolicy;
 import org.rdmablock.target.config.PipelineConfig.CompletionMode;
 import org.rdmablock.target.config.PipelineConfig.ReceiveQueueMode;
+import org.rdmablock.protocol.scsi.TargetPortGroups;
+import org.rdmablock.protocol.scsi.TargetPortGroups.AccessState;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -168,6 +170,86 @@ class TargetConfigReaderTest {
         assertTrue(typo.contains("namespace") && typo.contains("namespaces"), typo);
         assertTrue(message("[[subsystem]]\nnqn = \"nqn.a:b\"\nmodel = \"" + "m".repeat(41) + "\"\n")
                 .contains("subsystem[0].model"));
+    }
+
+    @Test
+    void portsAndPortGroupsAreReadInFileOrder() throws ConfigException {
+        assertEquals(PortsConfig.NONE, read("").ports(), "none given: [listen] alone, as before");
+        PortsConfig ports = read("""
+                [listen]
+                address = "10.0.0.1"
+                group = 3
+                [[port]]
+                id = 2
+                address = "10.0.1.1"
+                group = 2
+                [[port]]
+                id = 3
+                port = 5556
+                [[port_group]]
+                id = 2
+                state = "standby"
+                [[port_group]]
+                id = 1
+                state = "active/non-optimized"
+                """).ports();
+        assertEquals(new PortsConfig(3, List.of(new PortsConfig.Port(2, "10.0.1.1", 5555, 2),
+                        new PortsConfig.Port(3, "10.0.0.1", 5556, 1)),
+                List.of(new PortsConfig.Group(2, AccessState.STANDBY), new PortsConfig.Group(1, AccessState.ACTIVE_NON_OPTIMIZED))),
+                ports, "address and port default to [listen]'s, group to 1");
+        assertEquals(List.of(new TargetPortGroups.Group(2, AccessState.STANDBY, List.of(2)),
+                        new TargetPortGroups.Group(1, AccessState.ACTIVE_NON_OPTIMIZED, List.of(3)),
+                        new TargetPortGroups.Group(3, AccessState.ACTIVE_OPTIMIZED, List.of(1))),
+                ports.portGroups().groups(), "group 3, named by [listen] and declared by none, is active/optimized");
+    }
+
+    @Test
+    void aPortOrGroupIdTwiceIsRefused() {
+        assertEquals("test.toml:5: key 'port[1].id': 2 is not allowed (each id once: port[0] at line 1 is port 2)",
+                message("[[port]]\nid = 2\nport = 5556\n[[port]]\nid = 2\nport = 5557\n"));
+        assertEquals("test.toml:4: key 'port_group[1].id': 2 is not allowed (each id once: port_group[0] at line 1"
+                + " is group 2)", message("[[port_group]]\nid = 2\n[[port_group]]\nid = 2\nstate = \"standby\"\n"));
+    }
+
+    @Test
+    void eachAddressAndPortOnce() throws ConfigException {
+        assertEquals("test.toml:1: key 'port[0].port': 5555 is not allowed (each address and port once: [listen] has"
+                + " 127.0.0.1:5555)", message("[[port]]\nid = 2\n"));
+        assertEquals("test.toml:6: key 'port[0].port': 6000 is not allowed (each address and port once: [listen] at"
+                + " line 1 has 127.0.0.1:6000)",
+                message("[listen]\nport = 6000\n[[port]]\nid = 2\naddress = \"127.0.0.1\"\nport = 6000\n"));
+        assertEquals("test.toml:8: key 'port[1].port': 5556 is not allowed (each address and port once: port[0] at"
+                + " line 1 has [::1]:5556)",
+                message("[[port]]\nid = 2\naddress = \"::1\"\nport = 5556\n[[port]]\nid = 3\naddress = \"::1\"\n"
+                        + "port = 5556\n"));
+        assertEquals(2, read("[[port]]\nid = 2\naddress = \"10.0.0.1\"\n[[port]]\nid = 3\naddress = \"10.0.0.2\"\n")
+                .ports().ports().size(), "one port number at two addresses");
+    }
+
+    @Test
+    void aPortOnTheNvmePortIsRefusedWhenNvmeServes() throws ConfigException {
+        String port = "[[port]]\nid = 2\nport = 4420\n";
+        assertEquals("test.toml:7: key 'port[0].port': 4420 is not allowed (each address and port once: [nvme] at"
+                + " line 1 serves NVMe at 127.0.0.1:4420)",
+                message("[nvme]\nport = 4420\n[[subsystem]]\nnqn = \"nqn.a:b\"\n" + port));
+        assertEquals(4420, read("[nvme]\nport = 4420\n" + port).ports().ports().getFirst().port(), "no NVMe served");
+        assertEquals(4420, read("[[subsystem]]\nnqn = \"nqn.a:b\"\n[[port]]\nid = 2\naddress = \"10.0.0.1\"\n"
+                + "port = 4420\n").ports().ports().getFirst().port(), "NVMe listens at listen.address only");
+    }
+
+    @Test
+    void portKeysAreCheckedByTheTable() {
+        assertEquals("test.toml:1: key 'port[0].id' is missing (2 to 65535; [listen] is port 1)",
+                message("[[port]]\nport = 5556\n"));
+        assertEquals("test.toml:2: key 'port[0].id': 1 is not allowed (an integer from 2 to 65535)",
+                message("[[port]]\nid = 1\nport = 5556\n"));
+        assertEquals("test.toml:2: key 'listen.group': 0 is not allowed (an integer from 1 to 65535)",
+                message("[listen]\ngroup = 0\n"));
+        assertEquals("test.toml:3: key 'port_group[0].state': \"passive\" is not allowed (active/optimized,"
+                + " active/non-optimized, standby or unavailable)",
+                message("[[port_group]]\nid = 1\nstate = \"passive\"\n"));
+        String typo = message("[[port]]\nid = 2\nport = 5556\ngruop = 2\n");
+        assertTrue(typo.contains("'port[0].gruop' is not known; did you mean 'group'?"), typo);
     }
 
     @Test
@@ -349,7 +431,7 @@ class TargetConfigReaderTest {
         assertEquals("test.toml:2: key 'timeouts.idel' is not known; did you mean 'idle'?",
                 message("[timeouts]\nidel = \"1s\"\n"));
         assertEquals("test.toml:2: key 'listen.max-channels' is not known (keys in [listen]: provider, address,"
-                + " port)", message("[listen]\nmax-channels = 3\n"));
+                + " port, group)", message("[listen]\nmax-channels = 3\n"));
     }
 
     @Test

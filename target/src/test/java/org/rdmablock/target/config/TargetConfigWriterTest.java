@@ -22,6 +22,20 @@ class TargetConfigWriterTest {
                 provider = "native"
                 address = "::1"
                 port = 4420
+                group = 4
+                [[port]]
+                id = 3
+                address = "::2"
+                group = 5
+                [[port]]
+                id = 2
+                port = 4422
+                [[port_group]]
+                id = 5
+                state = "unavailable"
+                [[port_group]]
+                id = 4
+                state = "active/non-optimized"
                 [target]
                 id_ext = "0x0002c90300a1b2c3"
                 ioc_guid = "0x0002c90300ffffff"
@@ -97,6 +111,9 @@ class TargetConfigWriterTest {
         assertEquals(2, back.nvme().subsystems().size());
         assertEquals(List.of(9, 7), back.nvme().subsystems().get(1).namespaces());
         assertEquals(4421, back.nvme().port());
+        assertEquals(original.ports(), back.ports(), "[listen] group, the [[port]]s and [[port_group]]s, in order");
+        assertEquals(new PortsConfig.Port(2, "::1", 4422, 1), back.ports().ports().get(1), "defaults written out");
+        assertEquals(4, back.ports().listenGroup());
     }
 
     @Test
@@ -118,6 +135,7 @@ class TargetConfigWriterTest {
         assertEquals(defaults.pipeline(), back.pipeline(), "\"auto\" stays auto");
         assertEquals(defaults.metrics(), back.metrics(), "no endpoint stays none");
         assertEquals(defaults.admin(), back.admin());
+        assertEquals(PortsConfig.NONE, back.ports(), "[listen] alone stays alone");
         final TargetConfig grown = TargetConfigReader.read(TargetConfigWriter.write(defaults, List.of())
                 .replace("size = 4194304", "size = 8388608"), "g.toml", dir, TargetConfigReader.Storage.NOT_CHECKED);
         assertNotEquals(defaults.luns(), grown.luns(), "the size is the one written");
