@@ -147,14 +147,18 @@ public final class RunningConfiguration {
             final List<String> changes = inventory.plan(desired.luns(), force);
             if (dryRun) {
                 return new Outcome(running, false, "dry run: " + change.summary() + "; nothing applied",
-                        change.timeoutsChanged() ? java.util.stream.Stream.concat(changes.stream(),
-                                java.util.stream.Stream.of("timeouts changed")).toList() : changes, false);
+                        java.util.stream.Stream.of(changes.stream(),
+                                change.timeoutsChanged() ? java.util.stream.Stream.of("timeouts changed") : java.util.stream.Stream.<String>empty(),
+                                change.portStateChanges().stream().map(Object::toString)).flatMap(x -> x).toList(), false);
             }
             // a LUN an earlier reload failed to reopen is tried again even when the file did not change
             final String summary = change.summary() + "; " + inventory.apply(desired.luns(), force, target::unitAttention,
                     () -> target.awaitCommandsInFlight(quiesce));
             if (change.timeoutsChanged()) {
                 target.timeoutsChanged(desired.timeouts());
+            }
+            if (change.portStatesChanged()) {
+                target.portStatesChanged(desired.ports()); // ASYMMETRIC ACCESS STATE CHANGED to every nexus logged in
             }
             LOG.info("{}: {}", origin, summary);
             final List<Integer> served = inventory.numbers();

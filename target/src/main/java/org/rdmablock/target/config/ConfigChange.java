@@ -105,7 +105,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
 
     /**
      * Why the reload is refused, for the log, e.g. "[listen], [channel] changed: a restart is needed to apply
-     * them (a reload applies only [[lun]] and [timeouts]); the running config stays". Only when
+     * them (a reload applies only [[lun]], [timeouts] and [[port_group]] states); the running config stays". Only when
      * {@link #needsRestart()}.
      */
     public String restartMessage() {
@@ -114,7 +114,7 @@ public record ConfigChange(List<LunConfig> added, List<LunConfig> removed, List<
         }
         return restartNeeded.stream().map(s -> "[" + s + "]").collect(Collectors.joining(", "))
                 + " changed: a restart is needed to apply " + (restartNeeded.size() == 1 ? "it" : "them")
-                + " (a reload applies only [[lun]] and [timeouts]); the running config stays";
+                + " (a reload applies only [[lun]], [timeouts] and [[port_group]] states); the running config stays";
     }
 
     /**

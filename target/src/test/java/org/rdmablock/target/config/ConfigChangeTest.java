@@ -138,7 +138,7 @@ class ConfigChangeTest {
         assertEquals(List.of("channel", "pipeline"), c.restartNeeded());
         assertTrue(c.needsRestart());
         assertEquals("[channel], [pipeline] changed: a restart is needed to apply them (a reload applies only"
-                + " [[lun]] and [timeouts]); the running config stays", c.restartMessage());
+                + " [[lun]], [timeouts] and [[port_group]] states); the running config stays", c.restartMessage());
     }
 
     @Test
@@ -178,7 +178,7 @@ class ConfigChangeTest {
         assertEquals(List.of("port"), added.restartNeeded());
         assertFalse(added.portStatesChanged());
         assertEquals(List.of(), added.portStateChanges());
-        assertEquals("[port] changed: a restart is needed to apply it (a reload applies only [[lun]] and [timeouts]);"
+        assertEquals("[port] changed: a restart is needed to apply it (a reload applies only [[lun]], [timeouts] and [[port_group]] states);"
                 + " the running config stays", added.restartMessage());
         assertEquals("port changed (needs a restart)", added.summary());
         TargetConfig running = config(PORTS + RUNNING);

@@ -79,7 +79,7 @@ class ReloadTest {
                 Files.writeString(config, head + CHANGED_CHANNEL + LUNS + SECOND);
                 hangUp();
                 assertEquals("WARN reload of " + config + " refused: [channel], [pipeline] changed: a restart is needed to"
-                        + " apply them (a reload applies only [[lun]] and [timeouts]); the running config stays",
+                        + " apply them (a reload applies only [[lun]], [timeouts] and [[port_group]] states); the running config stays",
                         log.await(l -> l.contains("refused"), Duration.ofSeconds(5)));
                 // the file as it was: the next reload (they run one at a time) finds the running config unchanged
                 Files.writeString(config, head + LUNS);
