@@ -284,6 +284,12 @@ public final class TargetMain implements Callable<Integer> {
         out.printf("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
                 cfg.identity().iocGuid());
         inventory.describe().forEach(line -> out.println("  " + line));
+        if (target.ports().size() > 1) {
+            for (final SrpTarget.PortStatus port : target.ports()) {
+                out.printf("  SRP target port %d: %s:%d, target port group %d (%s)%n", port.id(),
+                        port.address().getAddress().getHostAddress(), port.address().getPort(), port.group(), port.state());
+            }
+        }
         final var pipeline = target.pipeline();
         out.printf("pipeline: completions %s, %s%s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
                         ? "by event (sleeps when idle)" : "by polling",

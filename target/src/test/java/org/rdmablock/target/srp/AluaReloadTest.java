@@ -58,6 +58,8 @@ class AluaReloadTest {
             second = free.getLocalPort();
         }
         try (AdminDaemon daemon = AdminDaemon.start(dir, ports(second, "active/optimized", "standby"))) {
+            assertTrue(daemon.banner().contains("SRP target port 2: " + TestInitiator.ADDRESS + ":" + second
+                    + ", target port group 2 (standby)"), daemon.banner());
             final JsonNode listed = JSON.readTree(AdminDaemon.admin("--socket", daemon.socket.toString(), "--json", "ports").out());
             assertEquals(2, listed.size(), listed.toString());
             assertEquals("standby", listed.get(1).get("state").asText());
