@@ -53,6 +53,8 @@ public final class SrpInitiator implements AutoCloseable {
     private DeviceContext context;
     private ProtectionDomain pd;
     private ChannelLogin login;
+    /** The path the session's first connection resolved (connect only). */
+    private int firstResolved;
     /** NVMe: the association with the controller (its admin queue), made at the first login; null for SRP. */
     private NvmeAssociation association;
     private List<Lun> luns = List.of();
@@ -272,8 +274,8 @@ public final class SrpInitiator implements AutoCloseable {
     /** Logs channel {@code index} in (the first also opens the device) and starts it. */
     private void logIn(final int index) throws SrpIoException {
         final boolean nvme = config.protocol() == InitiatorConfig.Protocol.NVME;
-        final ConnectionId id = nvme || login == null ? ChannelLogin.resolve(provider, config)
-                : ChannelLogin.resolve(provider, config, login.currentPath());
+        final ConnectionId id = nvme ? ChannelLogin.resolve(provider, config)
+                : login == null ? resolveFirstPath() : ChannelLogin.resolve(provider, config, login.currentPath());
         if (context == null) {
             context = id.context();
             pd = context.allocateProtectionDomain();
@@ -301,6 +303,22 @@ public final class SrpInitiator implements AutoCloseable {
         channel.start();
     }
 
+    /** The first path that resolves (a path whose address no device reaches is passed over); its index in firstResolved. */
+    private ConnectionId resolveFirstPath() throws SrpIoException {
+        final List<java.net.InetSocketAddress> paths = config.allPaths();
+        SrpIoException last = null;
+        for (int path = 0; path < paths.size(); path++) {
+            try {
+                final ConnectionId id = ChannelLogin.resolve(provider, config, paths.get(path));
+                firstResolved = path;
+                return id;
+            } catch (SrpIoException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
     /**
      * The session's first SRP login (multichannel action SINGLE): through the configured target, else each other path in
      * turn ({@link InitiatorConfig#withPaths}); the path that takes it is the one the session's channels use.
@@ -309,12 +327,12 @@ public final class SrpInitiator implements AutoCloseable {
             throws SrpIoException {
         final List<java.net.InetSocketAddress> paths = config.allPaths();
         SrpIoException last = null;
-        for (int path = 0; path < paths.size(); path++) {
+        for (int path = firstResolved; path < paths.size(); path++) {
             try {
-                final ConnectionId id = path == 0 ? first : ChannelLogin.resolve(provider, config, paths.get(path));
+                final ConnectionId id = path == firstResolved ? first : ChannelLogin.resolve(provider, config, paths.get(path));
                 final ChannelLink link = login.logIn(id, 0, memory.receiveRequests(), true, events);
                 if (path != 0) {
-                    login = new ChannelLogin(config, provider, context, pd, path);
+                    login = new ChannelLogin(config, provider, context, pd, path); // the channels go on through it
                 }
                 return link;
             } catch (SrpIoException e) {
