@@ -4,9 +4,10 @@
 #          and the initiator library on Soft-RoCE (rxe), our initiator against LIO, and the soft provider against the
 #          kernel's siw with rping, both directions;
 #   boot 2 (multi-threaded TCG): the native provider's perf tools against perftest on rxe;
-#   boot 3 (single-threaded TCG): Linux's ib_srp against our target daemon and beside LIO, and the distribution
-#          archive's daemon on rxe.
-# Results: .qemu-work/out-conformance, out-perf and out-srp (summary.txt, reports, logs, srp-compare.md).
+#   boot 3 (single-threaded TCG): Linux's ib_srp against our target daemon and beside LIO (with persistent
+#          reservations and sg_xcopy's EXTENDED COPY on both), and the distribution archive's daemon on rxe.
+# Results: .qemu-work/out-conformance, out-perf and out-srp (summary.txt, reports, logs, srp-compare.md,
+# pr-compare.md, xcopy-compare.md).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 W="${QEMU_WORK:-$repo/.qemu-work}"
