@@ -217,6 +217,11 @@ public class Channel {
         }
     }
 
+    /** Whether its login's accept has returned: its QP sends from then on (before, it may not be ready to). */
+    public boolean accepted() {
+        return accepted;
+    }
+
     /** Login thread, once its accept has returned: the channel may be disconnected now, and is if that was asked. */
     public void acceptReturned() {
         accepted = true;

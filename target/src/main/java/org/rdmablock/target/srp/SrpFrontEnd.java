@@ -341,7 +341,13 @@ final class SrpFrontEnd implements FrontEnd {
     @Override
     public void tick(final long now, final boolean stopping) {
         SrpChannel single;
-        while (slots.hasFree() && (single = logoutsRequested.poll()) != null) {
+        for (int asked = logoutsRequested.size(); asked > 0 && slots.hasFree() && (single = logoutsRequested.poll()) != null; asked--) {
+            if (!single.accepted() && !single.closing()) {
+                // asked before its login's accept returned: its QP may not send yet (the T_LOGOUT would be refused and
+                // the initiator see only the disconnect); it waits for a later tick
+                logoutsRequested.add(single);
+                continue;
+            }
             if (!single.closing() && !single.loggingOut() && channels.get(single.id()) == single) {
                 single.loggingOut(true);
                 single.addOutstanding();
@@ -352,7 +358,7 @@ final class SrpFrontEnd implements FrontEnd {
         for (int i = 0; i < channels.capacity(); i++) {
             // the table may hold other front ends' channels (one pipeline for SRP and NVMe): this tick is for SRP's
             if (!(channels.get(i) instanceof SrpChannel channel) || channel.closing() || channel.loggingOut()
-                    || !slots.hasFree()) {
+                    || !channel.accepted() || !slots.hasFree()) {
                 continue;
             }
             final boolean idle = idleTimeoutNanos > 0 && channel.outstandingCommands() == 0

@@ -144,8 +144,8 @@ class ScsiCommandsTest extends TargetTestBase {
         final byte[] vpd = Cdb.of(6, ScsiOpcode.INQUIRY).u8(1, 1).u16(3, 255).bytes();
         vpd[2] = 0x00;
         assertGood(in(LUN0, vpd, 255), "VPD 0x00");
-        assertArrayEquals(new byte[]{0, 0, 0, 6, 0x00, (byte) 0x80, (byte) 0x83, (byte) 0xB0, (byte) 0xB1, (byte) 0xB2}, got(10),
-                "supported pages");
+        assertArrayEquals(new byte[]{0, 0, 0, 7, 0x00, (byte) 0x80, (byte) 0x83, (byte) 0x8F, (byte) 0xB0, (byte) 0xB1, (byte) 0xB2},
+                got(11), "supported pages");
         vpd[2] = (byte) 0x80;
         assertGood(in(LUN0, vpd, 255), "VPD 0x80");
         assertEquals("lun0", ascii(got(8), 4, 4), "unit serial number");

@@ -121,4 +121,23 @@ class TargetPortGroupsTest extends TargetTestBase {
         assertEquals("2/2", portAndGroup(again), "the path is back, at the same address");
         assertEquals(2, target.ports().stream().mapToInt(SrpTarget.PortStatus::channels).sum());
     }
+
+    /**
+     * A port taken down while its channel has writes and reads in flight: every slot, data chunk and the channel come
+     * back (the commands end as a lost connection ends them).
+     */
+    @Test
+    void aPortTakenDownUnderLoadGivesEverySlotAndTheChannelBack() {
+        final TestInitiator loaded = login(target.localAddress(), singleChannelLogin(0xC));
+        lun0Gate.hold(); // the commands wait in the backend when the port goes
+        for (int tag = 1; tag <= 24; tag++) {
+            final boolean write = tag % 2 == 0;
+            final byte[] cdb = write ? TestInitiator.write16(tag * 256L, 128) : TestInitiator.read16(tag * 256L, 128);
+            loaded.submit(tag, LUN0, cdb, write ? 128 * 512 : 0, write ? 0 : 128 * 512, (long) tag * 128 * 512, false);
+        }
+        waitUpTo(SETTLE, "commands in the backend").until(lun0Gate::heldCount, held -> held > 0);
+        target.portDown(1);
+        lun0Gate.release();
+        awaitTargetIdle(0);
+    }
 }
