@@ -4,8 +4,9 @@
 #          and the initiator library on Soft-RoCE (rxe), our initiator against LIO, and the soft provider against the
 #          kernel's siw with rping, both directions;
 #   boot 2 (multi-threaded TCG): the native provider's perf tools against perftest on rxe;
-#   boot 3 (single-threaded TCG): Linux's ib_srp against our target daemon and beside LIO, and the distribution
-#          archive's daemon on rxe.
+#   boot 3 (single-threaded TCG): Linux's ib_srp against our target daemon and beside LIO (persistent reservations,
+#          and dm-multipath with ALUA over two of our SRP ports: failover under fio and failback), the distribution
+#          archive's daemon on rxe, and Linux's nvme-rdma against our NVMe front end.
 # Results: .qemu-work/out-conformance, out-perf and out-srp (summary.txt, reports, logs, srp-compare.md).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"

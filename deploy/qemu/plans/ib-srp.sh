@@ -5,9 +5,10 @@
 # (crc32c); a discarded range reads zeros; the data survives the remote port deleted and added again, LUN 0 resized and
 # write-protected through the management socket, and the target process restarted (SIGTERM, then SIGKILL; from the
 # config that socket saved) under the attached initiator, which reconnects by itself; then persistent reservations
-# through three nexuses, on LIO and on ours (pr.sh). Runs while rxe
-# is up; leaves ib_srp logged out, our target stopped and LIO down. The daemon's log is $OUT/ib-srp-target.log, the
-# kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
+# through three nexuses, on LIO and on ours (pr.sh); then dm-multipath over a second daemon's two SRP ports with implicit
+# ALUA (multipath.sh: two path groups, fio verified while the optimized port is taken down, failback when it is back,
+# $OUT/multipath.md). Runs while rxe is up; leaves ib_srp logged out, our target stopped and LIO down. The daemon's log
+# is $OUT/ib-srp-target.log, the kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
 IBSRP_PORT=5556                       # LIO's ib_srpt takes 5555 (lio-initiator.sh)
 IBSRP_DIR=/tmp/ib-srp                 # the guest's tmpfs overlay
 IBSRP_LOG=$OUT/ib-srp-target.log
@@ -275,5 +276,8 @@ ibsrp_logins; step ib_srp_restart_kill ibsrp_restart KILL
 # persistent reservations through two nexuses and fence_scsi, on LIO (its own port group; srp-compare's is down) and
 # on our memory LUN ($OUT/pr-compare.md); its extra ib_srp logins are gone again after
 . $REPO/deploy/qemu/plans/pr.sh
+# multipath-tools over two ports of a second daemon (one memory LUN, an address added to rdma0), failover under fio
+# and failback ($OUT/multipath.md); its map, logins, daemon and address are gone again after
+. $REPO/deploy/qemu/plans/multipath.sh
 step ib_srp_down ibsrp_down
 dmesg | grep -iE 'srp|scsi|sd[a-z]' > $OUT/ib-srp-dmesg.log
