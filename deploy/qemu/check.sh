@@ -4,10 +4,11 @@
 #          and the initiator library on Soft-RoCE (rxe), our initiator against LIO, and the soft provider against the
 #          kernel's siw with rping, both directions;
 #   boot 2 (multi-threaded TCG): the native provider's perf tools against perftest on rxe;
-#   boot 3 (single-threaded TCG): Linux's ib_srp against our target daemon and beside LIO (with persistent
-#          reservations and sg_xcopy's EXTENDED COPY on both), and the distribution archive's daemon on rxe.
+#   boot 3 (single-threaded TCG): Linux's ib_srp against our target daemon and beside LIO (persistent reservations
+#          and sg_xcopy's EXTENDED COPY on both; dm-multipath with ALUA over two of our SRP ports: failover under fio
+#          and failback), the distribution archive's daemon on rxe, and Linux's nvme-rdma against our NVMe front end.
 # Results: .qemu-work/out-conformance, out-perf and out-srp (summary.txt, reports, logs, srp-compare.md,
-# pr-compare.md, xcopy-compare.md).
+# pr-compare.md, xcopy-compare.md, multipath.md).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 W="${QEMU_WORK:-$repo/.qemu-work}"
@@ -21,7 +22,8 @@ export QEMU_PREPARED=1
 rm -rf "$W/out-conformance"; cp -r "$W/out" "$W/out-conformance"
 QEMU_TCG_THREADS=multi "$repo/deploy/qemu/run.sh" "$repo/deploy/qemu/plans/perf.sh" || rc=1
 rm -rf "$W/out-perf"; cp -r "$W/out" "$W/out-perf"
-# boot 3 took 20 minutes on a quiet host before pr.sh (about 2.5 more), near 29 beside two builds: room for both
+# boot 3 took 20 minutes on a quiet host before pr.sh (about 2.5 more), near 29 beside two builds; multipath.sh adds
+# about 4: room for both
 "$repo/deploy/qemu/run.sh" --timeout 2400 "$repo/deploy/qemu/plans/srp.sh" || rc=1
 rm -rf "$W/out-srp"; cp -r "$W/out" "$W/out-srp"
 echo "QEMU harness: $([ $rc = 0 ] && echo passed || echo FAILED) (results in $W/out-conformance, $W/out-perf and $W/out-srp)"

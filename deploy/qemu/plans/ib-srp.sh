@@ -6,8 +6,10 @@
 # write-protected through the management socket, and the target process restarted (SIGTERM, then SIGKILL; from the
 # config that socket saved) under the attached initiator, which reconnects by itself; then persistent reservations
 # through three nexuses, on LIO and on ours (pr.sh); then EXTENDED COPY by sg_xcopy between LUNs, inside the target, on
-# LIO and on ours (xcopy.sh). Runs while rxe is up; leaves ib_srp logged out, our target stopped and LIO down. The
-# daemon's log is $OUT/ib-srp-target.log, the kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
+# LIO and on ours (xcopy.sh); then dm-multipath over a second daemon's two SRP ports with implicit ALUA (multipath.sh: two
+# path groups, fio verified while the optimized port is taken down, failback when it is back, $OUT/multipath.md). Runs
+# while rxe is up; leaves ib_srp logged out, our target stopped and LIO down. The daemon's log is $OUT/ib-srp-target.log,
+# the kernel's SRP and SCSI lines $OUT/ib-srp-dmesg.log.
 IBSRP_PORT=5556                       # LIO's ib_srpt takes 5555 (lio-initiator.sh)
 IBSRP_DIR=/tmp/ib-srp                 # the guest's tmpfs overlay
 IBSRP_LOG=$OUT/ib-srp-target.log
@@ -278,5 +280,8 @@ ibsrp_logins; step ib_srp_restart_kill ibsrp_restart KILL
 # EXTENDED COPY(LID1) by sg_xcopy on LIO (three ramdisks of its own) and between our LUNs, the data compared
 # ($OUT/xcopy-compare.md); LIO's login is gone again after
 . $REPO/deploy/qemu/plans/xcopy.sh
+# multipath-tools over two ports of a second daemon (one memory LUN, an address added to rdma0), failover under fio
+# and failback ($OUT/multipath.md); its map, logins, daemon and address are gone again after
+. $REPO/deploy/qemu/plans/multipath.sh
 step ib_srp_down ibsrp_down
 dmesg | grep -iE 'srp|scsi|sd[a-z]' > $OUT/ib-srp-dmesg.log
