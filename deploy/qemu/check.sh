@@ -22,9 +22,9 @@ export QEMU_PREPARED=1
 rm -rf "$W/out-conformance"; cp -r "$W/out" "$W/out-conformance"
 QEMU_TCG_THREADS=multi "$repo/deploy/qemu/run.sh" "$repo/deploy/qemu/plans/perf.sh" || rc=1
 rm -rf "$W/out-perf"; cp -r "$W/out" "$W/out-perf"
-# boot 3 took 20 minutes on a quiet host before pr.sh (about 2.5 more), near 29 beside two builds; multipath.sh adds
-# about 4: room for both
-"$repo/deploy/qemu/run.sh" --timeout 2400 "$repo/deploy/qemu/plans/srp.sh" || rc=1
+# boot 3 took 20 minutes on a quiet host before pr.sh (about 2.5 more), near 29 beside two builds; xcopy.sh adds about
+# 1 and multipath.sh about 4: room for all
+"$repo/deploy/qemu/run.sh" --timeout 2700 "$repo/deploy/qemu/plans/srp.sh" || rc=1
 rm -rf "$W/out-srp"; cp -r "$W/out" "$W/out-srp"
 echo "QEMU harness: $([ $rc = 0 ] && echo passed || echo FAILED) (results in $W/out-conformance, $W/out-perf and $W/out-srp)"
 exit $rc
