@@ -59,17 +59,17 @@ final class ChannelLogin implements Reconnector {
     private volatile boolean closed;
 
     /**
-     * Logs channels in on {@code context}, the device the session's first connection came up on, through path
-     * {@code firstPath} of {@link InitiatorConfig#allPaths} until one is lost.
+     * Logs channels in on {@code context}, the device the session's first connection came up on, through the first
+     * path of {@link InitiatorConfig#allPaths} until {@link #pathTaken} or a lost channel says otherwise.
      */
     ChannelLogin(final InitiatorConfig config, final VerbsProvider provider, final DeviceContext context,
-                 final ProtectionDomain pd, final int firstPath) {
+                 final ProtectionDomain pd) {
         this.config = config;
         this.provider = provider;
         this.context = context;
         this.pd = pd;
         this.paths = config.allPaths();
-        this.currentPath = new AtomicInteger(firstPath);
+        this.currentPath = new AtomicInteger();
     }
 
     /** Resolves the target's address to a new connection id (on the device that reaches it). */
@@ -85,6 +85,11 @@ final class ChannelLogin implements Reconnector {
         } catch (RuntimeException e) {
             throw new SrpIoException("cannot reach " + address + " over " + provider.name() + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The session's first login went through path {@code path}: its channels log in through it. */
+    void pathTaken(final int path) {
+        currentPath.set(path);
     }
 
     /** Moves the session to the next path, when it has more than one (its channels follow as they log in again). */

@@ -111,35 +111,32 @@ final class SrpInbound implements InboundHandler {
 
     /** LOGICAL UNIT NOT ACCESSIBLE, TARGET PORT IN STANDBY (04h/0Bh) or UNAVAILABLE (04h/0Ch) STATE: another path may serve. */
     private static boolean portNotAccessible(final SrpResponse response) {
-        final int senseLength = (int) response.senseDataLength();
-        if (response.status() != ScsiStatus.CHECK_CONDITION || senseLength < 8) {
-            return false;
-        }
-        final MemorySegment sense = response.segment();
-        final long at = response.offset() + response.senseDataOffset();
-        final int ascq = SenseData.ascq(sense, at, senseLength);
-        return SenseData.senseKey(sense, at, senseLength) == SenseKey.NOT_READY && SenseData.asc(sense, at, senseLength) == STANDBY.asc()
-                && (ascq == STANDBY.ascq() || ascq == UNAVAILABLE.ascq());
+        final int ascq = ascq(response);
+        return response.status() == ScsiStatus.CHECK_CONDITION && senseKey(response) == SenseKey.NOT_READY
+                && asc(response) == STANDBY.asc() && (ascq == STANDBY.ascq() || ascq == UNAVAILABLE.ascq());
     }
 
     private static boolean unitAttention(final SrpResponse response) {
-        final int senseLength = (int) response.senseDataLength();
-        return response.status() == ScsiStatus.CHECK_CONDITION && senseLength >= 8 && SenseData.senseKey(response.segment(),
-                response.offset() + response.senseDataOffset(), senseLength) == SenseKey.UNIT_ATTENTION;
-    }
-
-    private static int ascq(final SrpResponse response) {
-        return SenseData.ascq(response.segment(), response.offset() + response.senseDataOffset(), (int) response.senseDataLength());
+        return response.status() == ScsiStatus.CHECK_CONDITION && senseKey(response) == SenseKey.UNIT_ATTENTION;
     }
 
     private static ScsiStatusException statusFailure(final IoRequest request, final SrpResponse response) {
-        final int senseLength = (int) response.senseDataLength();
-        final MemorySegment sense = response.segment();
-        final long at = response.offset() + response.senseDataOffset();
-        if (senseLength < 8) {
-            return new ScsiStatusException(request.describe(), response.status(), -1, -1, -1);
-        }
-        return new ScsiStatusException(request.describe(), response.status(), SenseData.senseKey(sense, at, senseLength),
-                SenseData.asc(sense, at, senseLength), SenseData.ascq(sense, at, senseLength));
+        return new ScsiStatusException(request.describe(), response.status(), senseKey(response), asc(response), ascq(response));
+    }
+
+    /** The response's sense key, ASC and ASCQ; -1 without sense (fewer than 8 bytes of it). */
+    private static int senseKey(final SrpResponse response) {
+        final int length = (int) response.senseDataLength();
+        return length < 8 ? -1 : SenseData.senseKey(response.segment(), response.offset() + response.senseDataOffset(), length);
+    }
+
+    private static int asc(final SrpResponse response) {
+        final int length = (int) response.senseDataLength();
+        return length < 8 ? -1 : SenseData.asc(response.segment(), response.offset() + response.senseDataOffset(), length);
+    }
+
+    private static int ascq(final SrpResponse response) {
+        final int length = (int) response.senseDataLength();
+        return length < 8 ? -1 : SenseData.ascq(response.segment(), response.offset() + response.senseDataOffset(), length);
     }
 }

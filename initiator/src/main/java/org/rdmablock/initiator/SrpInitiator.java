@@ -279,7 +279,7 @@ public final class SrpInitiator implements AutoCloseable {
         if (context == null) {
             context = id.context();
             pd = context.allocateProtectionDomain();
-            login = new ChannelLogin(config, provider, context, pd, 0);
+            login = new ChannelLogin(config, provider, context, pd);
             if (nvme) {
                 association = new NvmeAssociation(config, provider, context, pd);
                 association.open(ChannelLogin.resolve(provider, config));
@@ -331,9 +331,7 @@ public final class SrpInitiator implements AutoCloseable {
             try {
                 final ConnectionId id = path == firstResolved ? first : ChannelLogin.resolve(provider, config, paths.get(path));
                 final ChannelLink link = login.logIn(id, 0, memory.receiveRequests(), true, events);
-                if (path != 0) {
-                    login = new ChannelLogin(config, provider, context, pd, path); // the channels go on through it
-                }
+                login.pathTaken(path);
                 return link;
             } catch (SrpIoException e) {
                 last = e;

@@ -342,10 +342,12 @@ public final class PersistentReservations {
         if (s.spc2Holder != null) {
             return spc2Conflicts(s.spc2Holder, n, d.kind());
         }
-        if (access == ReservationTable.Access.OWN_RULES || s.holds(n)) {
-            return false;
-        }
-        return !ReservationTable.allowed(access, s.type, n != null && s.registrationOf(n) != null);
+        return access != ReservationTable.Access.OWN_RULES && persistentConflicts(s, n, access);
+    }
+
+    /** Whether the persistent reservation in {@code s} refuses a command of {@code access} from {@code n} (SPC-4 5.13.1). */
+    private static boolean persistentConflicts(final State s, final Nexus n, final ReservationTable.Access access) {
+        return !s.holds(n) && !ReservationTable.allowed(access, s.type, n != null && s.registrationOf(n) != null);
     }
 
     /**
@@ -376,7 +378,7 @@ public final class PersistentReservations {
         if (s.spc2Holder != null) {
             return s.spc2Holder != n;
         }
-        return !s.holds(n) && !ReservationTable.allowed(access, s.type, n != null && s.registrationOf(n) != null);
+        return persistentConflicts(s, n, access);
     }
 
     /** Whether a WRITE decoded in {@code d} from {@code n} would meet RESERVATION CONFLICT now. */
