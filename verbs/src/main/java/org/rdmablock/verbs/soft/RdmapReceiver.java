@@ -224,6 +224,18 @@ final class RdmapReceiver implements FpduReader.Handler {
         return FpduReader.ACCEPT;
     }
 
+    /**
+     * The QP entered ERR: the receive a SEND was being placed into completes with WR_FLUSH_ERR, as the queued ones
+     * do. Taken off the queue, it would otherwise never complete (a CRC error or a silent peer in the middle of a
+     * message), and a consumer that counts its posted receives would wait for it forever. Agent thread.
+     */
+    void flushInProgress() {
+        if (rxRecvActive && !rxUcDiscarding) {
+            qp.completeReceive(rxRecv.wrId, WcStatus.WR_FLUSH_ERR.code(), WcOpcode.RECV, 0, 0, 0, 0, true);
+        }
+        rxRecvActive = false;
+    }
+
     /** Takes a receive for a new untagged message; without one, waits as RNR does (RC) or drops (UC). */
     private int takeReceiveOrWait(final FpduHeader header) {
         awaitingReceive = true;

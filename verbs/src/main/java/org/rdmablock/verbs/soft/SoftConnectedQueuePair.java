@@ -226,6 +226,11 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     @Override
     void errorEntered() {
+        final IoAgent a = agent;
+        if (a != null) {
+            // from the agent (a broken stream, a silent peer) it runs here, so it completes before the queued receives
+            a.execute(receiver::flushInProgress);
+        }
         if (channel != null) {
             transmitter.drive();
         }

@@ -131,10 +131,7 @@ final class WirePeer implements AutoCloseable {
 
     private void seal(final ByteBuffer fpdu, final int headerLength, final byte[] payload) {
         fpdu.put(headerLength, payload);
-        final int crcOffset = fpdu.capacity() - Fpdu.CRC_SIZE;
-        crc.reset();
-        Fpdu.updateCrc(crc, fpdu, 0, crcOffset);
-        Fpdu.putCrc(fpdu, crcOffset, (int) crc.getValue());
+        Fpdu.seal(crc, fpdu);
     }
 
     @Override

@@ -62,6 +62,17 @@ public final class Fpdu {
         buffer.clear();
     }
 
+    /**
+     * Computes the CRC of a whole FPDU that fills {@code fpdu} (from 0 to its capacity, the trailer last) and writes it
+     * into the trailer, with {@code crc} reset first; for frames built one at a time (scripted peers in tests).
+     */
+    public static void seal(final CRC32C crc, final ByteBuffer fpdu) {
+        final int crcOffset = fpdu.capacity() - CRC_SIZE;
+        crc.reset();
+        updateCrc(crc, fpdu, 0, crcOffset);
+        putCrc(fpdu, crcOffset, (int) crc.getValue());
+    }
+
     /** Reads a CRC trailer in wire order. */
     public static int getCrc(final ByteBuffer buffer, final int offset) {
         return (buffer.get(offset) & 0xFF) | (buffer.get(offset + 1) & 0xFF) << 8
