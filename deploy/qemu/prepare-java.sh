@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host side, before a boot: builds the project (tests compiled, not run) and writes what the guest's plans run
-# from: $W/java/test.classpath (verbs and tools test classpaths) and the JUnit console launcher.
+# from: $W/java/test.classpath (verbs and tools test classpaths), the JUnit console launcher and the daemon's
+# class-data-sharing archive (daemon-archive.sh).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 W="$1"
@@ -23,3 +24,5 @@ if [ ! -f "$W/java/junit-console.jar" ]; then
   mv "$W/java"/junit-platform-console-standalone-*.jar "$W/java/junit-console.jar"
 fi
 echo "$JAVA_HOME" > "$W/java/java-home"
+. "$repo/deploy/qemu/daemon-archive.sh"
+daemon_archive

@@ -2,6 +2,10 @@
 # Sourced by ib-srp.sh and nvme-rdma.sh: our daemon in the guest, run from the built jar on a config the plan writes,
 # Linux ib_srp's add_target for it, and a test file for the compare checks.
 DAEMON_JAR=${DAEMON_JAR:-$REPO/target/build/rdmablock-target.jar}
+# the daemon and `rdmablock admin` map their classes from the archive daemon-archive.sh wrote on the host (a JVM start
+# under TCG costs tens of seconds, most of it loading classes); the JVM ignores an archive that does not match, and
+# says nothing of it here. DAEMON_CDS= turns it off
+DAEMON_CDS=${DAEMON_CDS-$([ -f $W/java/daemon.jsa ] && echo "-XX:SharedArchiveFile=$W/java/daemon.jsa -Xlog:cds*=off -Xlog:aot*=off")}
 
 # daemon_luns <dir> <size MiB> <n:backend:block size>...: a [[lun]] each, the file and rocksdb ones kept in <dir>
 daemon_luns() {
@@ -27,7 +31,7 @@ flipped_copy() {
 # <dir>/target.pid, its output appended to <log>); waits for its n-th ready line (the "reach it" one; default: the first)
 daemon_start() {
   local dir=$1 log=$2 n=${3:-1} opts=${4:-} i
-  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g $opts \
+  $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx1g $DAEMON_CDS $opts \
     -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain target --config $dir/target.toml \
     >> $log 2>&1 &
   echo $! > $dir/target.pid
@@ -39,11 +43,12 @@ daemon_start() {
   echo "target not ready after 180 s"; return 1
 }
 
-# daemon_admin <dir> <verb>...: bin/rdmablock admin on the daemon's management socket <dir>/admin.sock
+# daemon_admin <dir> <verb>...: bin/rdmablock admin on the daemon's management socket <dir>/admin.sock; a JVM that
+# lives for one request: C1 only and the serial collector (no C2 or GC threads taking the emulated CPU), a third faster
 daemon_admin() {
   local dir=$1
   shift
-  $JAVA -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $dir/admin.sock "$@"
+  $JAVA $DAEMON_CDS -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $dir/admin.sock "$@"
 }
 
 # srp_add_target <log> [target] [options] [initiator_ext]: ib_srp's add_target for the target (id_ext, ioc_guid, dest;

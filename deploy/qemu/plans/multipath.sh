@@ -30,9 +30,9 @@ MP_ADDR2=192.0.2.16                   # added for port 2; rxe adds its GID (an I
 MP_EXT1=00000000000000e1
 MP_EXT2=00000000000000e2
 MP_LUN=0
-# fio: 20 MiB of 4 KiB random writes (each block once) at 150 writes a second, about 35 s, then every block read back
+# fio: 12 MiB of 4 KiB random writes (each block once) at 150 writes a second, about 20 s, then every block read back
 # and checked; port 1 goes down MP_DOWN_AFTER seconds in
-MP_FIO_SIZE=20m
+MP_FIO_SIZE=12m
 MP_FIO_RATE=150
 MP_DOWN_AFTER=10
 . $REPO/deploy/qemu/plans/daemon-lib.sh
