@@ -186,29 +186,8 @@ class FaultTest {
     @Test
     @Timeout(180)
     void aTargetKilledUnderLoadAndRestartedLosesNoAcknowledgedWrite(@TempDir final Path dir) throws Exception {
-        final int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        final Path config = dir.resolve("target.toml");
-        Files.writeString(config, """
-                [listen]
-                port = %d
-                [target]
-                id_ext = "0x%016x"
-                ioc_guid = "0x%016x"
-                [channel]
-                credits = 32
-                max_channels = 4
-                [[lun]]
-                number = 0
-                backend = "file"
-                path = "lun.img"
-                create = true
-                size = "%d"
-                block_size = %d
-                write_cache = "write-through"
-                """.formatted(port, InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID, (long) WRITERS * BLOCKS_PER_WRITER * BLOCK, BLOCK));
+        final int port = freePort();
+        final Path config = fileLunConfig(dir, port, 4, "", (long) WRITERS * BLOCKS_PER_WRITER * BLOCK);
         Process daemon = startDaemon(config, dir.resolve("daemon-1.log"));
         try (SrpInitiator initiator = SrpInitiator.connect(InitiatorConfig.of(InitiatorTest.PROVIDER, "127.0.0.1", port)
                 .withTargetPortId(InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID).withInitiatorPortId(0x402, 1)
@@ -266,7 +245,7 @@ class FaultTest {
     }
 
     /** One writer: its own blocks, written in turn with rising generations, {@link #DEPTH} in flight. */
-    private static void stream(final SrpInitiator initiator, final Lun lun, final int writer, final AtomicBoolean stop,
+    static void stream(final SrpInitiator initiator, final Lun lun, final int writer, final AtomicBoolean stop,
                                final AtomicLong acknowledged, final AtomicLong failed,
                                final ConcurrentHashMap<Long, Long> lastAcknowledged) throws InterruptedException {
         final MemorySegment buffers = initiator.allocateBuffer((long) DEPTH * BLOCK);
@@ -331,8 +310,46 @@ class FaultTest {
                 counter.get() >= count, "only " + counter.get() + " writes acknowledged, waiting for " + count));
     }
 
+    /** A TCP port nobody listens on now (the daemon is started on it, killed and started again on it). */
+    static int freePort() throws java.io.IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /**
+     * The daemon's config in {@code dir}: the test target's identity on {@code port}, 32 credits and at most
+     * {@code maxChannels} channels, {@code pipeline} (TOML lines of [pipeline], or empty), and one write-through file
+     * LUN of {@code bytes} in {@link #BLOCK}-byte blocks.
+     */
+    static Path fileLunConfig(final Path dir, final int port, final int maxChannels, final String pipeline, final long bytes)
+            throws java.io.IOException {
+        final Path config = dir.resolve("target.toml");
+        Files.writeString(config, """
+                [listen]
+                port = %d
+                [target]
+                id_ext = "0x%016x"
+                ioc_guid = "0x%016x"
+                [channel]
+                credits = 32
+                max_channels = %d
+                [pipeline]
+                %s
+                [[lun]]
+                number = 0
+                backend = "file"
+                path = "lun.img"
+                create = true
+                size = "%d"
+                block_size = %d
+                write_cache = "write-through"
+                """.formatted(port, InitiatorTest.ID_EXT, InitiatorTest.IOC_GUID, maxChannels, pipeline, bytes, BLOCK));
+        return config;
+    }
+
     /** The target daemon in a child JVM, ready once its banner says how to reach it. */
-    private static Process startDaemon(final Path config, final Path log) throws Exception {
+    static Process startDaemon(final Path config, final Path log) throws Exception {
         final Process process = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
                 "-cp", System.getProperty("java.class.path"), "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
                 "-Xmx256m", TargetMain.class.getName(), "--config", config.toString()).redirectError(log.toFile()).start();

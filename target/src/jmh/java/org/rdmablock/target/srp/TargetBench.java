@@ -36,11 +36,13 @@ import java.util.regex.Pattern;
  * <pre>
  *   bin/jmh target --main org.rdmablock.target.srp.TargetBench [--part transport|channels|all] [--rounds 5]
  *       [--seconds 2] [--systems raw,memory,null] [--backend-threads 1] [--credits 128] [--profile]
+ *       [--channel-counts 1,16,64,256]
  * </pre>
  *
  * {@code transport}: 4 KiB random READ and WRITE at QD 1, 16 and 64, WRITE with immediate data, TEST UNIT READY at
  * QD 1 (a SEND each way) and 1 MiB sequential at QD 8, one channel. {@code channels}: 4 KiB random READ at QD 4 on
- * 1, 16, 64 and 256 channels. {@code --profile} prints, per measurement and as medians, the CPU time per command of
+ * 1, 16, 64 and 256 channels (or {@code --channel-counts}), with the process's threads and resident memory once the
+ * systems are up and after the last round (docs/benchmarks/target-vs-raw-transport.md). {@code --profile} prints, per measurement and as medians, the CPU time per command of
  * each thread involved: the initiator's, the soft provider's I/O threads (both ends) and the target's stages.
  */
 public final class TargetBench {
@@ -76,6 +78,7 @@ public final class TargetBench {
     private List<String> systems = List.of("raw", "memory", "null");
     /** Credits per channel of the transport part: above its deepest queue (64), see {@link #transport()}. */
     private int transportCredits = 128;
+    private int[] channelCounts = {1, 16, 64, 256};
 
     public static void main(final String[] args) throws Exception {
         final TargetBench bench = new TargetBench();
@@ -88,9 +91,11 @@ public final class TargetBench {
                 case "--profile" -> bench.profile = true;
                 case "--systems" -> bench.systems = List.of(args[++i].split(","));
                 case "--credits" -> bench.transportCredits = Integer.parseInt(args[++i]);
+                case "--channel-counts" -> bench.channelCounts = java.util.Arrays.stream(args[++i].split(","))
+                        .mapToInt(Integer::parseInt).toArray();
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (--part transport|channels|all, --systems raw,memory,null, --rounds N, --seconds S,"
-                        + " --backend-threads N, --credits N, --profile)");
+                        + " --backend-threads N, --credits N, --channel-counts 1,16,64,256, --profile)");
             }
         }
 
@@ -127,10 +132,10 @@ public final class TargetBench {
 
     private void channels() throws Exception {
         final List<Case> cases = new ArrayList<>();
-        for (final int channels : new int[] {1, 16, 64, 256}) {
+        for (final int channels : channelCounts) {
             cases.add(new Case(workload("4k randread", CommandIus.Kind.READ, 4096, false), channels, 4));
         }
-        compare("channels", cases, 16, 256, 4);
+        compare("channels", cases, 16, java.util.Arrays.stream(channelCounts).max().orElse(1), 4);
     }
 
     private static BenchInitiator.Workload workload(final String name, final CommandIus.Kind kind, final int bytes,
@@ -192,11 +197,29 @@ public final class TargetBench {
                     default -> throw new IllegalArgumentException("no system " + name + " (raw, memory, null)");
                 });
             }
+            System.out.println("== " + title + ": systems up (" + channels + " channels each): " + footprint());
             compare(title, cases, started);
+            System.out.println("== " + title + ": after the last round: " + footprint());
         } finally {
             for (final Sut sut : started) {
                 sut.close();
             }
+        }
+    }
+
+    /** The process's live threads and resident memory, now and at its peak (Linux /proc/self/status). */
+    private static String footprint() {
+        try {
+            final Map<String, String> status = new HashMap<>();
+            for (final String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                final int colon = line.indexOf(':');
+                if (colon > 0) {
+                    status.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                }
+            }
+            return status.get("Threads") + " threads, resident " + status.get("VmRSS") + " (peak " + status.get("VmHWM") + ")";
+        } catch (final java.io.IOException e) {
+            return "footprint unknown (" + e.getMessage() + ")";
         }
     }
 

@@ -43,6 +43,8 @@ final class InboundStream {
     volatile FpduReader reader;
     /** Receive ownership: the I/O agent and polling threads ({@link #progress}) take turns reading the stream. */
     final AtomicBoolean rxOwner = new AtomicBoolean();
+    /** The thread holding {@link #rxOwner}, while one does: a QP entering ERR from inside its own read sees it is. */
+    private volatile Thread rxHolder;
     /**
      * When the agent next looks whether the CQs are still polled, or whether a poller that held the stream has let
      * go ({@link #yieldToHolder}); Long.MAX_VALUE while it watches the socket. Written by the agent, and by a poller
@@ -156,7 +158,7 @@ final class InboundStream {
      *                   paused stream's socket stays readable, which would wake the agent again and again)
      */
     private int readable(final boolean watchAgain) {
-        if (!rxOwner.compareAndSet(false, true)) {
+        if (!hold()) {
             return yieldToHolder();
         }
         try {
@@ -169,7 +171,7 @@ final class InboundStream {
             }
             return read();
         } finally {
-            rxOwner.set(false);
+            letGo();
         }
     }
 
@@ -225,7 +227,7 @@ final class InboundStream {
             return;
         }
         final ConnectionTeardown teardown = qp.teardown;
-        if (teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !rxOwner.compareAndSet(false, true)) {
+        if (teardown.closed || teardown.lingerDeadline != Long.MAX_VALUE || !hold()) {
             return;
         }
         try {
@@ -233,13 +235,13 @@ final class InboundStream {
                 read();
             }
         } finally {
-            rxOwner.set(false);
+            letGo();
         }
     }
 
     /** Agent thread: goes on with a stream paused for a receive. */
     void resumeReading() {
-        while (!rxOwner.compareAndSet(false, true)) {
+        while (!hold()) {
             Thread.onSpinWait(); // a poller holds it only to see that the reader is paused
         }
         try {
@@ -255,7 +257,41 @@ final class InboundStream {
                 read();
             }
         } finally {
-            rxOwner.set(false);
+            letGo();
         }
+    }
+
+    /**
+     * The QP entered ERR: the receive a SEND was being placed into completes flushed, before the queued ones
+     * ({@link RdmapReceiver#flushInProgress}). A read that found the stream broken holds the stream and flushes at
+     * once; any other thread (the agent's liveness sweep, an application's modify) waits its turn for the stream, as
+     * {@link #resumeReading} does, since the receiver's state is the holder's.
+     */
+    void flushReceiveInProgress() {
+        if (rxHolder == Thread.currentThread()) {
+            qp.receiver.flushInProgress();
+            return;
+        }
+        while (!hold()) {
+            Thread.onSpinWait(); // a read is bounded: the socket does not block
+        }
+        try {
+            qp.receiver.flushInProgress();
+        } finally {
+            letGo();
+        }
+    }
+
+    private boolean hold() {
+        if (rxOwner.compareAndSet(false, true)) {
+            rxHolder = Thread.currentThread();
+            return true;
+        }
+        return false;
+    }
+
+    private void letGo() {
+        rxHolder = null;
+        rxOwner.set(false);
     }
 }

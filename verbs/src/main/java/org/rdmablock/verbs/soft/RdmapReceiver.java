@@ -227,7 +227,8 @@ final class RdmapReceiver implements FpduReader.Handler {
     /**
      * The QP entered ERR: the receive a SEND was being placed into completes with WR_FLUSH_ERR, as the queued ones
      * do. Taken off the queue, it would otherwise never complete (a CRC error or a silent peer in the middle of a
-     * message), and a consumer that counts its posted receives would wait for it forever. Agent thread.
+     * message), and a consumer that counts its posted receives would wait for it forever. The stream's holder
+     * ({@link InboundStream#flushReceiveInProgress}).
      */
     void flushInProgress() {
         if (rxRecvActive && !rxUcDiscarding) {

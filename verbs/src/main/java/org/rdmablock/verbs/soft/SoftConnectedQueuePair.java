@@ -226,10 +226,9 @@ final class SoftConnectedQueuePair extends SoftQueuePair implements IoAgent.Endp
 
     @Override
     void errorEntered() {
-        final IoAgent a = agent;
-        if (a != null) {
-            // from the agent (a broken stream, a silent peer) it runs here, so it completes before the queued receives
-            a.execute(receiver::flushInProgress);
+        final InboundStream in = inbound; // null while the constructor runs (see abort)
+        if (in != null) {
+            in.flushReceiveInProgress(); // before enterError flushes the queued receives: completions stay in order
         }
         if (channel != null) {
             transmitter.drive();
