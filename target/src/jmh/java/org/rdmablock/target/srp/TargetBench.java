@@ -176,7 +176,8 @@ public final class TargetBench {
     /** A target on loopback with {@code credits} per channel and room for {@code channels} × credits commands. */
     static TargetConfig config(final int credits, final int channels, final int backendThreads) {
         final int commands = Integer.highestOneBit(Math.max(256, 2 * credits * channels) - 1) << 1;
-        final ChannelConfig limits = new ChannelConfig(credits, TestInitiator.IU_LENGTH, 1 << 20, true, 8192, channels);
+        // the bench is one initiator: it may hold every channel (the default cap per initiator is 16)
+        final ChannelConfig limits = new ChannelConfig(credits, TestInitiator.IU_LENGTH, 1 << 20, true, 8192, channels, channels);
         final PipelineConfig pipeline = new PipelineConfig(channels * (3 * credits + 4) + 64, commands, backendThreads,
                 PipelineConfig.ReceiveQueueMode.PER_CHANNEL, PipelineConfig.CompletionMode.POLL);
         return new TargetConfig("<bench>", new ListenConfig("soft", "127.0.0.1", 0),
