@@ -12,41 +12,19 @@ out="$W/java/daemon.jsa"
 rm -f "$out"
 work="$(mktemp -d "${TMPDIR:-/tmp}/rdmablock-cds.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-cp="$repo/target/build/rdmablock-target.jar:$repo/target/build/lib/*"
-port=$((20000 + RANDOM % 20000))
-cat > "$work/target.toml" <<TOML
-[listen]
-provider = "soft"
-address = "127.0.0.1"
-port = $port
-[admin]
-socket = "$work/admin.sock"
-[[lun]]
-number = 0
-backend = "file"
-size = "4MiB"
-path = "$work/lun0.file"
-create = true
-[[lun]]
-number = 1
-backend = "rocksdb"
-size = "4MiB"
-path = "$work/lun1.rocksdb"
-create = true
-[[lun]]
-number = 2
-backend = "memory"
-size = "4MiB"
-TOML
-java -XX:ArchiveClassesAtExit="$out" -Xlog:cds*=off -Xlog:aot*=off --enable-native-access=ALL-UNNAMED -Xmx1g \
-  -cp "$cp" org.rdmablock.target.TargetMain target --config "$work/target.toml" > "$work/daemon.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 120); do grep -q '^reach it' "$work/daemon.log" && break; kill -0 $pid 2>/dev/null || break; sleep 0.5; done
-if grep -q '^reach it' "$work/daemon.log"; then
-  java --enable-native-access=ALL-UNNAMED -cp "$cp" org.rdmablock.target.TargetMain admin --socket "$work/admin.sock" status > /dev/null 2>&1
+# the guest's own daemon helpers, run here: no archive yet, errors of a crashing JVM into the work folder
+REPO=$repo JAVA=java OUT=$work DAEMON_CDS=
+. "$repo/deploy/qemu/plans/daemon-lib.sh"
+{
+  printf '[listen]\nprovider = "soft"\naddress = "127.0.0.1"\nport = %d\n' $((20000 + RANDOM % 20000))
+  printf '[admin]\nsocket = "%s/admin.sock"\n' "$work"
+  daemon_luns "$work" 4 0:file:512 1:rocksdb:512 2:memory:512
+} > "$work/target.toml"
+if daemon_start "$work" "$work/daemon.log" 1 "-XX:ArchiveClassesAtExit=$out -Xlog:cds*=off -Xlog:aot*=off" > /dev/null; then
+  daemon_admin "$work" status > /dev/null 2>&1
 fi
-kill -TERM $pid 2>/dev/null
-wait $pid
+kill -TERM "$(cat "$work/target.pid")" 2>/dev/null
+wait
 if [ -s "$out" ]; then
   echo "daemon-archive: $out ($(( $(stat -c %s "$out") / 1048576 )) MiB)" >&2
 else

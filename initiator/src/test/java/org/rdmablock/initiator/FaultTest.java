@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -226,22 +227,31 @@ class FaultTest {
                 throw new AssertionError("a writer failed", problem.get());
             }
             assertTrue(initiator.reconnects() >= 1, "the channels logged in again: " + initiator.reconnects());
-            // every acknowledged block: its generation or a newer one (a later write the target did but never answered)
-            final MemorySegment buffer = initiator.allocateBuffer(BLOCK);
-            for (final var entry : lastAcknowledged.entrySet()) {
-                lun.readBlocking(entry.getKey(), 1, buffer, 0);
-                final long lba = buffer.get(ValueLayout.JAVA_LONG, 0);
-                final long generation = buffer.get(ValueLayout.JAVA_LONG, 8);
-                assertEquals((long) entry.getKey(), lba, "block " + entry.getKey() + " holds its own pattern");
-                assertTrue(generation >= entry.getValue(), "block " + entry.getKey() + " lost acknowledged generation "
-                        + entry.getValue() + " (holds " + generation + ")");
-                assertEquals(generation ^ lba, buffer.get(ValueLayout.JAVA_LONG, BLOCK - 8), "block " + entry.getKey() + " is whole");
-            }
+            verifyAcknowledged(initiator, lastAcknowledged);
             System.out.printf("FaultTest: %d writes acknowledged, %d failed, %d reconnects, %d resends; %d blocks verified%n",
                     acknowledged.get(), failed.get(), initiator.reconnects(), initiator.retries(), lastAcknowledged.size());
         } finally {
             daemon.toHandle().destroyForcibly();
         }
+    }
+
+    /**
+     * Reads back every block whose write was acknowledged ({@link #stream}'s pattern): whole, its own, and holding its
+     * acknowledged generation or a newer one (a later write the target did but never answered); returns the count.
+     */
+    static long verifyAcknowledged(final SrpInitiator initiator, final Map<Long, Long> lastAcknowledged) throws SrpIoException {
+        final MemorySegment buffer = initiator.allocateBuffer(BLOCK);
+        final Lun lun = initiator.lun(0);
+        for (final var entry : lastAcknowledged.entrySet()) {
+            assertEquals(BLOCK, lun.readBlocking(entry.getKey(), 1, buffer, 0), "block " + entry.getKey() + " read back");
+            final long lba = buffer.get(ValueLayout.JAVA_LONG, 0);
+            final long generation = buffer.get(ValueLayout.JAVA_LONG, 8);
+            assertEquals((long) entry.getKey(), lba, "block " + entry.getKey() + " holds its own pattern");
+            assertTrue(generation >= entry.getValue(), "block " + entry.getKey() + " lost acknowledged generation "
+                    + entry.getValue() + " (holds " + generation + ")");
+            assertEquals(generation ^ lba, buffer.get(ValueLayout.JAVA_LONG, BLOCK - 8), "block " + entry.getKey() + " is whole");
+        }
+        return lastAcknowledged.size();
     }
 
     /** One writer: its own blocks, written in turn with rising generations, {@link #DEPTH} in flight. */

@@ -4,8 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +16,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,7 +97,7 @@ class ReconnectStormTest {
             }
             long verified = 0;
             for (int i = 0; i < INITIATORS; i++) {
-                verified += verifyEveryAcknowledgedBlock(initiators.get(i), lastAcknowledged.get(i));
+                verified += FaultTest.verifyAcknowledged(initiators.get(i), lastAcknowledged.get(i));
             }
             final String log = Files.readString(dir.resolve("daemon-2.log"));
             assertFalse(log.contains("CHANNEL LIMIT REACHED"), "a login was refused for want of channels");
@@ -122,23 +119,6 @@ class ReconnectStormTest {
             }
             daemon.toHandle().destroyForcibly();
         }
-    }
-
-    /** Reads back every block whose write was acknowledged: its generation or a newer one, whole; the count. */
-    private static long verifyEveryAcknowledgedBlock(final SrpInitiator initiator, final ConcurrentHashMap<Long, Long> acknowledged)
-            throws SrpIoException {
-        final MemorySegment buffer = initiator.allocateBuffer(FaultTest.BLOCK);
-        final Lun lun = initiator.lun(0);
-        for (final var entry : acknowledged.entrySet()) {
-            assertEquals(FaultTest.BLOCK, lun.readBlocking(entry.getKey(), 1, buffer, 0), "block " + entry.getKey() + " read back");
-            final long lba = buffer.get(ValueLayout.JAVA_LONG, 0);
-            final long generation = buffer.get(ValueLayout.JAVA_LONG, 8);
-            assertEquals((long) entry.getKey(), lba, "block " + entry.getKey() + " holds its own pattern");
-            assertTrue(generation >= entry.getValue(), "block " + entry.getKey() + " lost acknowledged generation "
-                    + entry.getValue() + " (holds " + generation + ")");
-            assertEquals(generation ^ lba, buffer.get(ValueLayout.JAVA_LONG, FaultTest.BLOCK - 8), "block " + entry.getKey() + " is whole");
-        }
-        return acknowledged.size();
     }
 
     private static void awaitEach(final AtomicLong[] counters, final long count, final String when) {

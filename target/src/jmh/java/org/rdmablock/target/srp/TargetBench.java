@@ -42,8 +42,9 @@ import java.util.regex.Pattern;
  * {@code transport}: 4 KiB random READ and WRITE at QD 1, 16 and 64, WRITE with immediate data, TEST UNIT READY at
  * QD 1 (a SEND each way) and 1 MiB sequential at QD 8, one channel. {@code channels}: 4 KiB random READ at QD 4 on
  * 1, 16, 64 and 256 channels (or {@code --channel-counts}), with the process's threads and resident memory once the
- * systems are up and after the last round (docs/benchmarks/target-vs-raw-transport.md). {@code --profile} prints, per measurement and as medians, the CPU time per command of
- * each thread involved: the initiator's, the soft provider's I/O threads (both ends) and the target's stages.
+ * systems are up and after the last round (docs/benchmarks/reliability.md). {@code --profile} prints, per
+ * measurement and as medians, the CPU time per command of each thread involved: the initiator's, the soft provider's
+ * I/O threads (both ends) and the target's stages.
  */
 public final class TargetBench {
     private static final long DEVICE_BYTES = 1L << 30;
