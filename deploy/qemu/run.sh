@@ -12,7 +12,8 @@
 # --serve keeps the guest up after the plan and runs every script dropped into $W/out/inbox (developing).
 # The work folder is $QEMU_WORK or <repo>/.qemu-work (git-ignored); the guest console is in it (console.log).
 # Needs root (apt-get, dpkg). One boot takes about a minute before the plan starts.
-# QEMU_PREPARED=1 skips the package install and the build (the caller did them for this $W).
+# QEMU_PREPARED=1 skips the package install and the build (the caller did them for this $W). COMPARE_* variables
+# (plans/compare-lib.sh: rounds, runtime, warm-up of the fio comparisons against LIO and nvmet) reach the guest.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 W="${QEMU_WORK:-$repo/.qemu-work}"
@@ -71,6 +72,8 @@ INIT
 chmod +x "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$W/initrd.gz"
 printf 'REPO=%q\nW=%q\nPLAN=%q\nSIW=%s\nSERVE=%s\n' "$repo" "$W" "$plan" "$siw" "$serve" > "$W/out/guest.env"
+# the compare runs' settings (plans/compare-lib.sh), when the caller set any: check.sh's single round, a bench's three
+for v in $(compgen -e | grep '^COMPARE_' || true); do printf 'export %s=%q\n' "$v" "${!v}" >> "$W/out/guest.env"; done
 
 echo "booting $KV under QEMU (TCG); plan $(basename "$plan"); console: $W/console.log" >&2
 start=$(date +%s)
@@ -93,5 +96,11 @@ if [ ! -f "$W/out/summary.txt" ]; then
   echo "no results came back; the console's end:" >&2; tail -30 "$W/console.log" >&2; exit 1
 fi
 cat "$W/out/summary.txt"
+# a failed step's own output (guest.log, between its BEGIN line and its rc line), its end, so a CI log says why
+for failed in $(awk '/ rc=[1-9]/{print $1}' "$W/out/summary.txt"); do
+  echo "---- the end of step $failed's output:"
+  awk -v n="$failed" '$0 ~ "^=== BEGIN " n ":" {on=1; buf=""; next} on && $0 ~ "^" n " rc=" {on=0; out=buf} on {buf=buf $0 "\n"} END {printf "%s", out}' \
+    "$W/out/guest.log" | tail -40
+done
 # the plan's verdict: every step recorded rc=0
 ! grep -q ' rc=[1-9]' "$W/out/summary.txt" && grep -q '^plan done' "$W/out/summary.txt"

@@ -8,7 +8,7 @@
 # A step fails when fio fails or a figure is missing, not when a ratio is low: the table is a measurement.
 COMPARE_RUNTIME=${COMPARE_RUNTIME:-5}
 COMPARE_RAMP=${COMPARE_RAMP:-1}
-COMPARE_ROUNDS=${COMPARE_ROUNDS:-3}
+COMPARE_ROUNDS=${COMPARE_ROUNDS:-3}   # check.sh sets 1: a figure and the machinery checked; the records take three
 # untimed 4 KiB random writes and reads on our disks before round 1, each job this many seconds (0: none). Our
 # daemon is a fresh JVM (ib_srp's restart steps just killed and restarted it), and under emulation its JIT takes
 # the first round: in two boots round 1 had our 4 KiB rows at 0.33 - 0.84 of LIO, rounds 2 and 3 at 0.57 - 1.35.

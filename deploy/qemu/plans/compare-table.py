@@ -62,7 +62,8 @@ def main(directory, count, reference="lio", label="LIO ib_srpt, ramdisk", goal_4
             print(f"| {bs} {rw} QD{depth} | {text} | {iops:.0f} | {mbs:.1f} | {p50:.2f} | {p99:.2f} | {ratio} |")
     # three decimals: at two, a ratio just under the goal printed as "0.80 ... NOT met"
     goal = f"{goal_4k:.2f} on every row" if goal_4k == goal_1m else f"{goal_4k:.2f} on the 4k rows, {goal_1m:.2f} on the 1m rows"
-    print(f"\nmedians of {count} rounds; lowest ratio {worst:.3f} ({worst_row}; goal: {goal}: "
+    held = f"medians of {count} rounds" if count > 1 else "one round (check.sh's; a bench runs three)"
+    print(f"\n{held}; lowest ratio {worst:.3f} ({worst_row}; goal: {goal}: "
           f"{'met' if not missed else 'NOT met on ' + '; '.join(missed)})")
 
 

@@ -51,14 +51,21 @@ daemon_admin() {
   $JAVA $DAEMON_CDS -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$DAEMON_JAR:$REPO/target/build/lib/*" org.rdmablock.target.TargetMain admin --socket $dir/admin.sock "$@"
 }
 
+# daemon_target_line <log>: the target part of the last add_target line our daemon printed in <log> (id_ext, ioc_guid,
+# dest), matched whole, so that a line another write broke into is no target (TargetMain prints it in one write)
+daemon_target_line() {
+  grep -oE 'echo id_ext=[0-9a-f]{16},ioc_guid=[0-9a-f]{16},dest=[0-9.]+:[0-9]+ > ' $1 | tail -1 | sed 's/^echo //; s/ > $//'
+}
+
 # srp_add_target <log> [target] [options] [initiator_ext]: ib_srp's add_target for the target (id_ext, ioc_guid, dest;
 # default: the line our daemon printed in <log>), with initiator_ext (hex; default: this port's GID prefix), source
 # address 192.0.2.15 and ",options" if given. Each initiator_ext is an I_T nexus of its own (pr.sh logs in with three).
 srp_add_target() {
   local log=$1 line=${2:-} options=${3:-} ext=${4:-} gid0 g
   gid0=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0); g=${gid0//:}
-  [ -n "$line" ] || line=$(grep -o 'echo id_ext=[^ ]*' $log | tail -1 | sed 's/^echo //')
+  [ -n "$line" ] || line=$(daemon_target_line $log)
   [ -n "$line" ] || { echo "no add_target line in $log"; return 1; }
-  echo "$line,initiator_ext=${ext:-${g:0:16}},src=192.0.2.15${options:+,$options}" \
-    > /sys/class/infiniband_srp/srp-rxe0-1/add_target
+  line="$line,initiator_ext=${ext:-${g:0:16}},src=192.0.2.15${options:+,$options}"
+  echo "$line" > /sys/class/infiniband_srp/srp-rxe0-1/add_target \
+    || { echo "add_target refused $line; the kernel's last words:"; dmesg | tail -5; return 1; }
 }

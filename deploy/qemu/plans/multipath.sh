@@ -236,7 +236,7 @@ mp_up() (
 mp_logins() (
   set -eo pipefail
   local line p h
-  line=$(grep -o 'echo id_ext=[^ ]*' $MP_LOG | tail -1 | sed 's/^echo //')
+  line=$(daemon_target_line $MP_LOG)
   [[ $line == *",dest=$MP_ADDR1:$MP_PORT" ]] || { echo "the daemon printed no add_target line for $MP_ADDR1:$MP_PORT: '$line'"; exit 1; }
   mp_login 1 "$line" $MP_EXT1
   mp_login 2 "${line/dest=$MP_ADDR1:/dest=$MP_ADDR2:}" $MP_EXT2

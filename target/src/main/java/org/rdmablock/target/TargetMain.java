@@ -225,12 +225,12 @@ public final class TargetMain implements Callable<Integer> {
     /** What {@code --check} prints of a config it accepts: where it would listen, and each LUN it would serve. */
     private void printCheck(final TargetConfig cfg) {
         out.println(cfg.source() + ": OK, " + cfg.luns().size() + " LUN(s)");
-        out.printf("  would listen: %s provider on %s:%d, target port id_ext=%016x, ioc_guid=%016x%n",
+        printLine("  would listen: %s provider on %s:%d, target port id_ext=%016x, ioc_guid=%016x%n",
                 cfg.listen().provider(), cfg.listen().address(), cfg.listen().port(), cfg.identity().idExt(),
                 cfg.identity().iocGuid());
         cfg.luns().forEach(lun -> out.println("  " + LunInventory.describe(lun)));
         if (cfg.metrics().served()) {
-            out.printf("  metrics on %s:%d%n", cfg.metrics().host(), cfg.metrics().port());
+            printLine("  metrics on %s:%d%n", cfg.metrics().host(), cfg.metrics().port());
         }
         out.flush();
     }
@@ -279,19 +279,19 @@ public final class TargetMain implements Callable<Integer> {
     private void banner(final TargetConfig cfg, final LunInventory inventory, final SrpTarget target,
                         final PrometheusEndpoint endpoint) {
         final var address = target.localAddress();
-        out.printf("rdmablock target: %s provider, listening on %s:%d (config: %s)%n", target.providerName(),
+        printLine("rdmablock target: %s provider, listening on %s:%d (config: %s)%n", target.providerName(),
                 address.getAddress().getHostAddress(), address.getPort(), cfg.source());
-        out.printf("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
+        printLine("target port id %s (id_ext=%016x, ioc_guid=%016x)%n", target.targetPortId(), cfg.identity().idExt(),
                 cfg.identity().iocGuid());
         inventory.describe().forEach(line -> out.println("  " + line));
         if (target.ports().size() > 1) {
             for (final SrpTarget.PortStatus port : target.ports()) {
-                out.printf("  SRP target port %d: %s:%d, target port group %d (%s)%n", port.id(),
+                printLine("  SRP target port %d: %s:%d, target port group %d (%s)%n", port.id(),
                         port.address().getAddress().getHostAddress(), port.address().getPort(), port.group(), port.state());
             }
         }
         final var pipeline = target.pipeline();
-        out.printf("pipeline: completions %s, %s%s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
+        printLine("pipeline: completions %s, %s%s%n", pipeline.completions() == PipelineConfig.CompletionMode.EVENT
                         ? "by event (sleeps when idle)" : "by polling",
                 pipeline.backendThreads() != 0 ? pipeline.backendThreads() + " backend thread(s)"
                         : pipeline.blockingThreads() == 0 ? "commands and backend calls run on the poller thread"
@@ -300,24 +300,32 @@ public final class TargetMain implements Callable<Integer> {
                 cfg.pipeline().blockingAutomatic() && pipeline.backendThreads() == 0
                         ? (pipeline.blockingThreads() == 0 ? " (auto: no LUN that blocks)" : " (auto: LUNs that can block)") : "");
         if (endpoint != null) {
-            out.printf("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
+            printLine("metrics: http://%s:%d/metrics%n", endpoint.address().getHostString(), endpoint.address().getPort());
         }
         if (admin != null) {
-            out.printf("admin: %s (bin/rdmablock admin --socket %s status)%n", admin.socket(), admin.socket());
+            printLine("admin: %s (bin/rdmablock admin --socket %s status)%n", admin.socket(), admin.socket());
         }
         if (nvme != null) {
             for (final NvmeConfig.Subsystem subsystem : cfg.nvme().subsystems()) {
-                out.printf("NVMe over Fabrics: subsystem %s, namespace n = LUN n-1 of %s: nvme connect -t rdma -a %s -s %d"
+                printLine("NVMe over Fabrics: subsystem %s, namespace n = LUN n-1 of %s: nvme connect -t rdma -a %s -s %d"
                                 + " -n %s%n", subsystem.nqn(), subsystem.namespaces().isEmpty()
                                 ? "those open to every initiator" : "LUNs " + subsystem.namespaces(),
                         address.getAddress().getHostAddress(), nvme.localAddress().getPort(), subsystem.nqn());
             }
         }
-        out.printf("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
+        printLine("reach it: Linux ib_srp: echo id_ext=%016x,ioc_guid=%016x,dest=%s:%d > "
                         + "/sys/class/infiniband_srp/srp-<device>-1/add_target  (Ctrl-C stops%s)%n",
                 cfg.identity().idExt(), cfg.identity().iocGuid(), address.getAddress().getHostAddress(), address.getPort(),
                 config != null ? "; SIGHUP re-reads " + config : "");
         out.flush();
+    }
+
+    /**
+     * Prints one formatted line in a single write: the log (stderr) often shares the file (a redirect, the journal),
+     * and a printf's pieces let another thread's log line in mid-line, which broke the add_target line a script read.
+     */
+    private void printLine(final String format, final Object... args) {
+        out.print(String.format(format, args));
     }
 
     /** Logged at start when this process was started with SIGHUP ignored, so that no reload will ever happen. */

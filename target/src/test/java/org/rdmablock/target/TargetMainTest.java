@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -189,7 +191,7 @@ class TargetMainTest {
     }
 
     @Test
-    void servesAFileLunAndStopsCleanly() throws Exception {
+    void servesAFileLunPrintsItsBannerLineByLineAndStopsCleanly() throws Exception {
         final Daemon daemon = start("""
                 [[lun]]
                 number = 0
@@ -203,14 +205,41 @@ class TargetMainTest {
         assertTrue(banner.contains("pipeline: completions by polling, commands run on the poller thread, backend calls that would wait on 4"
                 + " blocking-call thread(s) (auto: LUNs that can block)"),
                 banner);
+        // each line in one write: a log line from another thread, written to the same file, can come between two
+        // writes, never into one (scripts read the add_target line from the daemon's log)
+        for (final String write : daemon.out().writes()) {
+            assertTrue(write.endsWith("\n") && write.indexOf('\n') == write.length() - 1,
+                    "a write that is not one whole line: [" + write + "] of " + daemon.out().writes());
+        }
         assertTrue(Files.exists(dir.resolve("lun0.img")), "the file LUN is created");
         assertEquals(8L << 20, Files.size(dir.resolve("lun0.img")), "sparse, at the configured size");
         daemon.main().stop();
         assertEquals(0, daemon.exit().get(20, TimeUnit.SECONDS));
     }
 
+    /** What a stream was given, and in which writes. */
+    private static final class WriteRecorder extends ByteArrayOutputStream {
+        private final List<String> writes = new CopyOnWriteArrayList<>();
+
+        @Override
+        public synchronized void write(final byte[] bytes, final int offset, final int length) {
+            super.write(bytes, offset, length);
+            writes.add(new String(bytes, offset, length, StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public synchronized void write(final int b) {
+            super.write(b);
+            writes.add(String.valueOf((char) b));
+        }
+
+        List<String> writes() {
+            return writes;
+        }
+    }
+
     /** A daemon started in this JVM on a config file, with what it printed. */
-    private record Daemon(TargetMain main, CompletableFuture<Integer> exit, int port, ByteArrayOutputStream out,
+    private record Daemon(TargetMain main, CompletableFuture<Integer> exit, int port, WriteRecorder out,
                           ByteArrayOutputStream err) {
         String banner() {
             return out.toString(StandardCharsets.UTF_8);
@@ -226,7 +255,7 @@ class TargetMainTest {
         final int port = freePort();
         final Path config = dir.resolve("target.toml");
         Files.writeString(config, "[listen]\nport = %d\n[channel]\nmax_channels = 4\n".formatted(port) + tables);
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final WriteRecorder out = new WriteRecorder();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final TargetMain main = new TargetMain(new PrintStream(out, true), new PrintStream(err, true));
         final CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> new CommandLine(main).execute("--config", config.toString()));
