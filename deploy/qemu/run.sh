@@ -4,25 +4,32 @@
 # one), runs a test plan inside the guest and brings its results back. The guest has no QEMU network device:
 # nothing leaves it.
 #
-#   deploy/qemu/run.sh [--siw] [--serve] [--timeout SECONDS] [plan.sh]
+#   deploy/qemu/run.sh [--siw] [--serve] [--timeout SECONDS] [--disk IMAGE] [--cut-after FILE SECONDS] [plan.sh]
 #
 # plan.sh (default: deploy/qemu/plans/verbs-native.sh) runs in the guest as root after the RDMA devices are up,
 # with $OUT (the results folder, shared back to the host), $REPO (this checkout) and $W (the work folder) set;
 # its `step NAME command...` helper logs each step's exit status and time to $OUT/summary.txt.
 # --serve keeps the guest up after the plan and runs every script dropped into $W/out/inbox (developing).
+# --disk gives the guest IMAGE (a raw file) as the virtio disk /dev/vda, without the host's cache (cache=none: what
+# the guest writes and flushes is in the file when the flush returns). --cut-after cuts the guest's power: SECONDS
+# after the plan makes $W/out/FILE, QEMU is killed (SIGKILL: no sync, no shutdown), $W/out/power-cut says when, and
+# the boot counts as passed when no step failed before (deploy/qemu/powercut-loop.sh).
 # The work folder is $QEMU_WORK or <repo>/.qemu-work (git-ignored); the guest console is in it (console.log).
 # Needs root (apt-get, dpkg). One boot takes about a minute before the plan starts.
 # QEMU_PREPARED=1 skips the package install and the build (the caller did them for this $W). COMPARE_* variables
-# (plans/compare-lib.sh: rounds, runtime, warm-up of the fio comparisons against LIO and nvmet) reach the guest.
+# (plans/compare-lib.sh: rounds, runtime, warm-up of the fio comparisons against LIO and nvmet) and POWERCUT_* ones
+# (plans/powercut.sh) reach the guest.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 W="${QEMU_WORK:-$repo/.qemu-work}"
-siw=0; serve=0; timeout=840; plan="$repo/deploy/qemu/plans/verbs-native.sh"
+siw=0; serve=0; timeout=840; plan="$repo/deploy/qemu/plans/verbs-native.sh"; disk=""; cut_file=""; cut_seconds=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --siw) siw=1 ;;
     --serve) serve=1; timeout=3600 ;;
     --timeout) timeout="$2"; shift ;;
+    --disk) disk="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
+    --cut-after) cut_file="$2"; cut_seconds="$3"; shift 2 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) plan="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;;
   esac
@@ -72,11 +79,26 @@ INIT
 chmod +x "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$W/initrd.gz"
 printf 'REPO=%q\nW=%q\nPLAN=%q\nSIW=%s\nSERVE=%s\n' "$repo" "$W" "$plan" "$siw" "$serve" > "$W/out/guest.env"
-# the compare runs' settings (plans/compare-lib.sh), when the caller set any: check.sh's single round, a bench's three
-for v in $(compgen -e | grep '^COMPARE_' || true); do printf 'export %s=%q\n' "$v" "${!v}" >> "$W/out/guest.env"; done
+# the compare runs' settings (plans/compare-lib.sh: check.sh's single round, a bench's three) and the power cut's
+for v in $(compgen -e | grep -E '^(COMPARE|POWERCUT)_' || true); do printf 'export %s=%q\n' "$v" "${!v}" >> "$W/out/guest.env"; done
 
 echo "booting $KV under QEMU (TCG); plan $(basename "$plan"); console: $W/console.log" >&2
 start=$(date +%s)
+drive=()
+[ -z "$disk" ] || drive=(-drive "file=$disk,format=raw,if=virtio,cache=none")
+rm -f "$W/qemu.pid"
+cutter=""
+if [ -n "$cut_file" ]; then
+  (
+    for _ in $(seq 1 $((timeout * 10))); do [ -e "$W/out/$cut_file" ] && break; sleep 0.1; done
+    [ -e "$W/out/$cut_file" ] || exit 0
+    sleep "$cut_seconds"
+    kill -KILL "$(cat "$W/qemu.pid")" 2>/dev/null || exit 0
+    date +%s.%N > "$W/out/power-cut"
+    echo "power cut: QEMU killed $cut_seconds s after $cut_file appeared" >&2
+  ) &
+  cutter=$!
+fi
 set +e
 # no_timer_check: under emulation on a loaded host the kernel's early check that timer interrupts reach the
 # IO-APIC can miss its window and panic ("IO-APIC + timer doesn't work!", seen once in 22 interop-loop boots while
@@ -88,8 +110,10 @@ timeout --kill-after=10 "$timeout" qemu-system-x86_64 -accel tcg,thread=${QEMU_T
   -kernel "$W/kpkg/boot/vmlinuz-$KV" -initrd "$W/initrd.gz" -append "console=ttyS0 panic=-1 loglevel=4 no_timer_check" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$W/out",mount_tag=out,security_model=none \
+  "${drive[@]}" -pidfile "$W/qemu.pid" \
   -nic none -display none -nographic -serial mon:stdio -monitor none -no-reboot </dev/null > "$W/console.log" 2>&1
 rc=$?
+[ -z "$cutter" ] || { kill "$cutter" 2>/dev/null; wait "$cutter" 2>/dev/null; }
 set -e
 echo "guest ran $(( $(date +%s) - start )) s (qemu exit $rc)" >&2
 if [ ! -f "$W/out/summary.txt" ]; then
@@ -102,5 +126,8 @@ for failed in $(awk '/ rc=[1-9]/{print $1}' "$W/out/summary.txt"); do
   awk -v n="$failed" '$0 ~ "^=== BEGIN " n ":" {on=1; buf=""; next} on && $0 ~ "^" n " rc=" {on=0; out=buf} on {buf=buf $0 "\n"} END {printf "%s", out}' \
     "$W/out/guest.log" | tail -40
 done
+if [ -e "$W/out/power-cut" ]; then # cut on purpose: the plan ended there
+  ! grep -q ' rc=[1-9]' "$W/out/summary.txt"; exit
+fi
 # the plan's verdict: every step recorded rc=0
 ! grep -q ' rc=[1-9]' "$W/out/summary.txt" && grep -q '^plan done' "$W/out/summary.txt"
