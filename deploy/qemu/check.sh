@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The QEMU harness's whole check, as .ci/run runs it (root; about 55 minutes on a quiet 2-core machine, most of it
-# emulation: boot 1 about 18, boot 2 about 2, boot 3 about 33; docs/benchmarks/qemu-harness-time.md):
+# The QEMU harness's whole check, as .ci/run runs it (root; about 48 minutes on a quiet 2-core machine, most of it
+# emulation: boot 1 about 18, boot 2 about 2, boot 3 about 28; docs/benchmarks/qemu-harness-time.md):
 #   boot 1 (single-threaded TCG, siw built): the native provider's conformance suite, the target's end-to-end suite
 #          and the initiator library on Soft-RoCE (rxe), our initiator against LIO, and the soft provider against the
 #          kernel's siw with rping, both directions;
