@@ -27,6 +27,14 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# await_true SECONDS TEST...: runs TEST (a command) every 0.1 s until it succeeds (0) or SECONDS pass (1).
+await_true() {
+  local seconds="$1" i
+  shift
+  for i in $(seq 1 $((seconds * 10))); do "$@" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
 # await_ready PID WHAT SECONDS LOG TEST...: runs TEST (a command) every 0.1 s until it succeeds; fails, with LOG shown,
 # when PID ends first or SECONDS pass.
 await_ready() {

@@ -88,13 +88,9 @@ await_ready "$target_pid" "our target" 60 "$work/target.log" grep -q "listening 
 channels() { curl -s "http://127.0.0.1:$metrics_port/metrics" | awk '/^rdmablock_target_channels /{printf "%d", $2}'; }
 # lines of the target's log about the sick initiator's channels that say it was lost
 sick_lost() { grep "/$sick_ip:" "$work/target.log" | grep -c " lost: " || true; }
-# waits (bounded) for a condition; $1 seconds, then the test
-wait_for() {
-  local seconds="$1" i; shift
-  for i in $(seq 1 $((seconds * 10))); do "$@" && return 0; sleep 0.1; done
-  return 1
-}
-sick_in() { [ "$(grep "/$sick_ip:" "$work/target.log" | grep -c "logged in")" -gt "$1" ]; }
+# lines of the target's log that say the sick initiator's channel logged in
+sick_logins() { grep "/$sick_ip:" "$work/target.log" | grep -c "logged in" || true; }
+sick_in() { [ "$(sick_logins)" -gt "$1" ]; }
 lost_past() { [ "$(sick_lost)" -gt "$1" ]; }
 no_channels() { [ "$(channels)" = 0 ]; }
 
@@ -104,12 +100,12 @@ for round in $(seq 1 "$rounds"); do
   order=(gone hole)
   if [ $((round % 2)) = 0 ]; then order=(hole gone); fi
   for mode in "${order[@]}"; do
-    logins_before="$(grep "/$sick_ip:" "$work/target.log" | grep -c "logged in" || true)"
+    logins_before="$(sick_logins)"
     lost_before="$(sick_lost)"
     ip netns exec "$ns" "$root/bin/rdmablock" bench --target "$target_ip:$port" --rw randread --bs 4k --iodepth 16 \
       --runtime "$((runtime + 60))s" --no-progress > "$work/sick-$round-$mode.out" 2>&1 &
     sick_pid=$!
-    wait_for 60 sick_in "$logins_before" || { cat "$work/sick-$round-$mode.out" >&2; echo "the sick initiator did not log in" >&2; exit 1; }
+    await_true 60 sick_in "$logins_before" || { cat "$work/sick-$round-$mode.out" >&2; echo "the sick initiator did not log in" >&2; exit 1; }
     json="$work/healthy-$round-$mode.json"
     "$root/bin/rdmablock" bench --target "$target_ip:$port" --rw randread --bs 4k --iodepth 16 --runtime "${runtime}s" \
       --ramp 1s --no-progress --json "$json" > "$work/healthy-$round-$mode.out" 2>&1 &
@@ -122,7 +118,7 @@ for round in $(seq 1 "$rounds"); do
       hole_at="$(date +%s.%N)"
       ip route add blackhole "$sick_ip/32"
       ip netns exec "$ns" ip route add blackhole "$target_ip/32"
-      if wait_for 60 lost_past "$lost_before"; then
+      if await_true 60 lost_past "$lost_before"; then
         detect="$(python3 -c "import time; print(f'{time.time() - $hole_at:.1f}')")"
       else
         detect="not within 60 s"
@@ -135,7 +131,7 @@ for round in $(seq 1 "$rounds"); do
     fi
     stop_all "$sick_pid"
     sick_pid=""
-    wait_for 60 no_channels || { echo "channels left after round $round ($mode): $(channels)" >&2; exit 1; }
+    await_true 60 no_channels || { echo "channels left after round $round ($mode): $(channels)" >&2; exit 1; }
     printf '%s\t%s\t%s\t%s\n' "$round" "$mode" "$json" "$detect" >> "$work/results.tsv"
     echo "round $round: $mode done${detect:+ (sick channel given up $detect s after the hole)}" >&2
   done

@@ -43,6 +43,21 @@ daemon_start() {
   echo "target not ready after 180 s"; return 1
 }
 
+# daemon_gone <pid>: waits up to 30 s for the process to end; says so and fails if it does not
+daemon_gone() {
+  local i
+  for i in $(seq 1 60); do kill -0 $1 2>/dev/null || return 0; sleep 0.5; done
+  echo "the daemon (pid $1) did not end in 30 s"; return 1
+}
+
+# daemon_stop <dir> [signal]: sends the daemon of <dir>/target.pid the signal (default TERM) and waits for its end
+daemon_stop() {
+  local pid
+  pid=$(cat $1/target.pid)
+  kill -${2:-TERM} $pid
+  daemon_gone $pid
+}
+
 # daemon_admin <dir> <verb>...: bin/rdmablock admin on the daemon's management socket <dir>/admin.sock; a JVM that
 # lives for one request: C1 only and the serial collector (no C2 or GC threads taking the emulated CPU), a third faster
 daemon_admin() {

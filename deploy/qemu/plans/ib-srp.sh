@@ -224,23 +224,14 @@ ibsrp_admin() (
   ibsrp_patterns check "across the resizes and the write protection"
 )
 
-# waits up to 30 s for process $1 to end; fails if it is still there
-ibsrp_wait_gone() {
-  local i
-  for i in $(seq 1 60); do kill -0 $1 2>/dev/null || return 0; sleep 0.5; done
-  return 1
-}
-
 # the target process stopped by signal $1 and started again while ib_srp stays attached: ib_srp reconnects after
 # its reconnect_delay (set to 1 s) and the disks keep their data
 ibsrp_restart() (
   set -eo pipefail
-  local p pid i started
+  local p i started
   for p in /sys/class/srp_remote_ports/*; do echo 1 > $p/reconnect_delay; done
-  pid=$(cat $IBSRP_DIR/target.pid)
   started=$(grep -c '^reach it' $IBSRP_LOG)
-  kill -$1 $pid
-  ibsrp_wait_gone $pid || { echo "the target did not stop on SIG$1"; exit 1; }
+  daemon_stop $IBSRP_DIR $1 || { echo "the target did not stop on SIG$1"; exit 1; }
   ibsrp_start_target $((started + 1))
   for i in $(seq 1 120); do
     grep -q running /sys/class/srp_remote_ports/*/state 2>/dev/null \
@@ -257,8 +248,7 @@ ibsrp_down() (
   set -eo pipefail
   local p
   for p in /sys/class/srp_remote_ports/*; do [ -e $p/delete ] && echo 1 > $p/delete; done
-  kill -TERM $(cat $IBSRP_DIR/target.pid)
-  ibsrp_wait_gone $(cat $IBSRP_DIR/target.pid)
+  daemon_stop $IBSRP_DIR
 )
 
 

@@ -42,15 +42,6 @@ powercut_daemon_up() (
   powercut_daemon_start
 )
 
-powercut_daemon_down() (
-  set -eo pipefail
-  local pid i
-  pid=$(cat $PC_MNT/target.pid)
-  kill -TERM $pid
-  for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || exit 0; sleep 0.5; done
-  echo "the daemon did not stop"; exit 1
-)
-
 powercut_tool() {
   $JAVA -XX:ErrorFile=$OUT/hs_err_pid%p.log --enable-native-access=ALL-UNNAMED -Xmx256m -cp "$PC_TOOLS_CP" \
     org.rdmablock.tools.powercut.PowerCutCommand "$@"

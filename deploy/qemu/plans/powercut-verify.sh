@@ -7,4 +7,4 @@
 step powercut_disk powercut_mount
 step powercut_daemon_up powercut_daemon_start
 step powercut_verify powercut_verify
-step powercut_daemon_down powercut_daemon_down
+step powercut_daemon_down daemon_stop $PC_MNT

@@ -617,15 +617,6 @@ pr_ours_daemon_up() (
   modprobe ib_srp
 )
 
-pr_ours_daemon_down() (
-  set -eo pipefail
-  local pid i
-  pid=$(cat $PR_DIR/daemon/target.pid)
-  kill -TERM $pid
-  for i in $(seq 1 60); do kill -0 $pid 2>/dev/null || exit 0; sleep 0.5; done
-  echo "the daemon did not stop"; exit 1
-)
-
 # ---- the steps
 
 pr_lio_steps() {
@@ -657,6 +648,6 @@ fi
 [[ " $PR_TARGETS " != *" ours "* ]] || pr_ours_steps
 step pr_table pr_table
 if [ "${BASH_SOURCE[0]}" = "$0" ] && [[ " $PR_TARGETS " == *" ours "* ]]; then
-  step pr_ours_daemon_down pr_ours_daemon_down
+  step pr_ours_daemon_down daemon_stop $PR_DIR/daemon
 fi
 echo "persistent reservations: $(( $(date +%s) - pr_start )) s"

@@ -14,14 +14,14 @@ import java.util.concurrent.TimeUnit;
  * is not connected", ENOTCONN, as after {@code kill -9} of a mount), and cleaning a stale one up with
  * {@code fusermount3 -u -z} (lazy: it succeeds even while a program still holds a file open there).
  */
-final class MountPoint {
+public final class MountPoint {
     /** The kernel's table of this process's mounts. */
     static final Path MOUNTS = Path.of("/proc/self/mounts");
     /** How long {@code fusermount3 -u -z} may take. */
     static final long UNMOUNT_TIMEOUT_SECONDS = 10;
 
     /** What is at the directory. */
-    enum State {
+    public enum State {
         /** Nothing is mounted on it. */
         FREE,
         /** A live mount. */
@@ -34,7 +34,7 @@ final class MountPoint {
     }
 
     /** The state of {@code directory} now. */
-    static State probe(final Path directory) throws IOException {
+    public static State probe(final Path directory) throws IOException {
         if (!mounted(directory, Files.readAllLines(MOUNTS))) {
             return State.FREE;
         }

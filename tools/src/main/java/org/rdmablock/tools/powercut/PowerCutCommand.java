@@ -7,6 +7,7 @@ import org.rdmablock.initiator.SrpIoException;
 import org.rdmablock.target.CommandLines;
 import org.rdmablock.target.config.Quantities;
 import org.rdmablock.tools.session.TargetOptions;
+import org.rdmablock.tools.verify.VerifiedBlock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -14,7 +15,6 @@ import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -183,21 +183,7 @@ public final class PowerCutCommand implements Callable<Integer> {
             lun.readBlocking(lba, 1, buffer, 0);
             checked++;
             durableBlocks += durable > 0 ? 1 : 0;
-            final long seenLba = buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
-            final long generation = buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
-            final long folded = buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, blockSize - 8);
-            final String why;
-            if (seenLba == 0 && generation == 0 && folded == 0) {
-                why = durable > 0 ? "block " + lba + " is empty, durable generation " + durable + " lost" : null;
-            } else if (seenLba != lba || folded != (generation ^ lba)) {
-                why = "block " + lba + " is not whole or not its own (LBA " + seenLba + ", generation " + generation + ")";
-            } else if (generation < durable) {
-                why = "block " + lba + " holds generation " + generation + ", durable generation " + durable + " lost";
-            } else if (generation > sent) {
-                why = "block " + lba + " holds generation " + generation + ", never sent (last sent " + sent + ")";
-            } else {
-                why = null;
-            }
+            final String why = VerifiedBlock.check(buffer, blockSize, lba, durable, sent, "durable");
             if (why != null) {
                 wrong++;
                 first = first == null ? why : first;

@@ -65,8 +65,12 @@ final class PowerCutJournal implements AutoCloseable {
      */
     record Replay(int lun, String policy, long[] sent, long[] durable, long acknowledged, long syncs) {
         static Replay read(final Path file) throws IOException {
-            final List<String> lines = Files.readAllLines(file, StandardCharsets.US_ASCII);
-            final boolean whole = Files.size(file) > 0 && lastByte(file) == '\n';
+            final String text = Files.readString(file, StandardCharsets.US_ASCII);
+            final List<String> lines = text.lines().toList();
+            final boolean whole = text.endsWith("\n");
+            if (lines.isEmpty()) {
+                throw new IOException(file + ": an empty powercut journal");
+            }
             final String[] head = lines.getFirst().split(" ");
             if (head.length != 6 || !head[0].equals("lun") || !head[2].equals("blocks") || !head[4].equals("policy")) {
                 throw new IOException(file + ": not a powercut journal (first line: " + lines.getFirst() + ")");
@@ -104,14 +108,6 @@ final class PowerCutJournal implements AutoCloseable {
                 }
             }
             return new Replay(lun, policy, sent, durable, acknowledged, syncs);
-        }
-
-        private static int lastByte(final Path file) throws IOException {
-            try (FileChannel c = FileChannel.open(file, StandardOpenOption.READ)) {
-                final ByteBuffer b = ByteBuffer.allocate(1);
-                c.read(b, c.size() - 1);
-                return b.get(0);
-            }
         }
     }
 }

@@ -3,18 +3,18 @@ package org.rdmablock.tools.powercut;
 import org.rdmablock.initiator.Lun;
 import org.rdmablock.initiator.SrpInitiator;
 import org.rdmablock.initiator.SrpIoException;
+import org.rdmablock.tools.verify.VerifiedBlock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Writes one LUN's blocks in turn with rising generations, each journalled before it is sent and after it is
  * acknowledged; on a write-back LUN every {@link #FUA_EVERY}th write goes with FUA and a SYNCHRONIZE CACHE follows
- * every {@link #SYNC_EVERY}th. A block holds its LBA, its generation and both folded into its last word. Runs on a
- * thread of its own until stopped or until the target stops answering (the machine under it lost its power).
+ * every {@link #SYNC_EVERY}th. Each block is a {@link VerifiedBlock}. Runs on a thread of its own until stopped or
+ * until the target stops answering (the machine under it lost its power).
  */
 final class PowerCutWriter implements Runnable {
     static final int FUA_EVERY = 7;
@@ -53,7 +53,7 @@ final class PowerCutWriter implements Runnable {
             while (!stop) {
                 generation++;
                 final long lba = (generation - 1) % blocks;
-                fill(buffer, blockSize, lba, generation);
+                VerifiedBlock.fill(buffer, blockSize, lba, generation);
                 final boolean fua = writeBack && generation % FUA_EVERY == 0;
                 journal.sending(lba, generation);
                 lun.writeBlocking(lba, 1, buffer, 0, fua);
@@ -72,12 +72,5 @@ final class PowerCutWriter implements Runnable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    static void fill(final MemorySegment buffer, final int blockSize, final long lba, final long generation) {
-        buffer.fill((byte) 0);
-        buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, lba);
-        buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, generation);
-        buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, blockSize - 8, generation ^ lba);
     }
 }

@@ -14,32 +14,45 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Draws a soak's samples ({@link SoakCommand}'s CSV) as a PNG: the daemon's resident memory (MiB), threads and open
- * file descriptors over the minutes of the run, a grey line at each restart of the daemon.
+ * Draws a soak's samples ({@link SoakCommand}'s CSV) as a PNG: the daemon's and the FUSE mount's resident memory
+ * (MiB), threads and open file descriptors over the minutes of the run, a grey line at each restart of the daemon.
  */
 final class SoakChart {
     static final int WIDTH = 1200;
     static final int HEIGHT = 700;
+    /** The CSV columns drawn, their names in the legend, and the divisor to their unit. */
+    private static final List<Drawn> SERIES = List.of(
+            new Drawn("daemon_rss_kib", "daemon resident memory (MiB)", 1024),
+            new Drawn("daemon_threads", "daemon threads", 1),
+            new Drawn("daemon_fds", "daemon open file descriptors", 1),
+            new Drawn("mount_rss_kib", "mount resident memory (MiB)", 1024),
+            new Drawn("mount_threads", "mount threads", 1),
+            new Drawn("mount_fds", "mount open file descriptors", 1));
+
+    private record Drawn(String column, String legend, double divisor) {
+    }
 
     private SoakChart() {
     }
 
     /** Reads {@code csv} (the columns of {@link SoakCommand#CSV_HEADER}) and writes {@code png}. */
     static void write(final Path csv, final Path png, final String title) throws IOException {
-        final XYSeries rss = new XYSeries("daemon resident memory (MiB)");
-        final XYSeries threads = new XYSeries("daemon threads");
-        final XYSeries files = new XYSeries("daemon open file descriptors");
         final List<String> lines = Files.readAllLines(csv);
         final List<String> header = List.of(lines.getFirst().split(","));
         final int at = header.indexOf("seconds");
-        final int rssAt = header.indexOf("daemon_rss_kib");
-        final int threadsAt = header.indexOf("daemon_threads");
-        final int filesAt = header.indexOf("daemon_fds");
         final int restartsAt = header.indexOf("restarts");
-        if (at < 0 || rssAt < 0 || threadsAt < 0 || filesAt < 0 || restartsAt < 0) {
+        final List<XYSeries> series = new ArrayList<>();
+        final int[] columns = new int[SERIES.size()];
+        for (int i = 0; i < SERIES.size(); i++) {
+            columns[i] = header.indexOf(SERIES.get(i).column());
+            series.add(new XYSeries(SERIES.get(i).legend()));
+        }
+        if (at < 0 || restartsAt < 0 || Arrays.stream(columns).anyMatch(c -> c < 0)) {
             throw new IOException(csv + ": not a soak CSV (header " + lines.getFirst() + ")");
         }
         final JFreeChart chart = ChartFactory.createXYLineChart(title, "minutes", null, new XYSeriesCollection(),
@@ -55,24 +68,22 @@ final class SoakChart {
                 plot.addDomainMarker(marker);
                 restarts = r;
             }
-            addIfKnown(rss, minutes, Long.parseLong(f[rssAt]) / 1024.0);
-            addIfKnown(threads, minutes, Long.parseLong(f[threadsAt]));
-            addIfKnown(files, minutes, Long.parseLong(f[filesAt]));
+            for (int i = 0; i < columns.length; i++) {
+                final long value = Long.parseLong(f[columns[i]]);
+                if (value >= 0) { // a sample taken while that process was down has -1: left out
+                    series.get(i).add(minutes, value / SERIES.get(i).divisor());
+                }
+            }
         }
         final XYSeriesCollection data = new XYSeriesCollection();
-        data.addSeries(rss);
-        data.addSeries(threads);
-        data.addSeries(files);
+        for (final XYSeries s : series) {
+            if (!s.isEmpty()) {
+                data.addSeries(s); // no mount with --fuse-writers 0
+            }
+        }
         plot.setDataset(data);
         plot.setBackgroundPaint(Color.WHITE);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
         ChartUtils.saveChartAsPNG(png.toFile(), chart, WIDTH, HEIGHT);
-    }
-
-    /** A sample taken while the daemon was down has -1: left out. */
-    private static void addIfKnown(final XYSeries series, final double x, final double y) {
-        if (y >= 0) {
-            series.add(x, y);
-        }
     }
 }

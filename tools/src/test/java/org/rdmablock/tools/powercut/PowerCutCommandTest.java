@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.rdmablock.target.CommandLines;
 import org.rdmablock.target.TargetMain;
+import org.rdmablock.tools.verify.VerifiedBlock;
 import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
@@ -111,7 +112,7 @@ class PowerCutCommandTest {
         assertTrue(before.durable()[5] > 5, "block 5 was written more than once: " + before.durable()[5]);
         try (Arena arena = Arena.ofConfined(); FileChannel c = FileChannel.open(image, StandardOpenOption.WRITE)) {
             final MemorySegment block = arena.allocate(BLOCK);
-            PowerCutWriter.fill(block, BLOCK, 5, 6);
+            VerifiedBlock.fill(block, BLOCK, 5, 6);
             c.write(block.asByteBuffer(), 5L * BLOCK);
         }
         daemon = Daemon.start(config);
