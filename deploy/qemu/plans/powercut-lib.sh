@@ -51,7 +51,7 @@ powercut_tool() {
 powercut_write() (
   set -eo pipefail
   local i
-  powercut_tool write --target 127.0.0.1:$PC_PORT --journal $OUT/powercut --lun $PC_LUNS --blocks 1024 \
+  powercut_tool write --target 127.0.0.1:$PC_PORT --connect-timeout 60s --journal $OUT/powercut --lun $PC_LUNS --blocks 1024 \
     > $OUT/powercut-write.log 2>&1 &
   for i in $(seq 1 1200); do
     [ -e $OUT/powercut/writing ] && { echo "writing to LUNs $PC_LUNS"; exit 0; }
@@ -64,5 +64,5 @@ powercut_write() (
 powercut_verify() (
   set -eo pipefail
   [ -d "${POWERCUT_JOURNAL:-}" ] || { echo "POWERCUT_JOURNAL names no folder: '${POWERCUT_JOURNAL:-}'"; exit 1; }
-  powercut_tool verify --target 127.0.0.1:$PC_PORT --journal $POWERCUT_JOURNAL | tee $OUT/powercut-verify.txt
+  powercut_tool verify --target 127.0.0.1:$PC_PORT --connect-timeout 60s --journal $POWERCUT_JOURNAL | tee $OUT/powercut-verify.txt
 )

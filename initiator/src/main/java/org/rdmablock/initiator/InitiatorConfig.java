@@ -335,4 +335,11 @@ public record InitiatorConfig(String provider, InetSocketAddress target, long id
                 queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, connectTimeout, merge,
                 readPriority, command, reconnect, retries, waiting, nvme, paths);
     }
+
+    /** How long address resolution, connect and login may take (a target on a slow or emulated machine needs more). */
+    public InitiatorConfig withConnectTimeout(final Duration timeout) {
+        return new InitiatorConfig(provider, target, idExt, iocGuid, initiatorIdHigh, initiatorIdLow, channels,
+                queueDepth, iuLength, immediateData, bounceBytes, ringSize, channelPolicy, timeout, merge,
+                readPriority, commandTimeout, reconnectTimeout, maxRetries, waiting, nvme, paths);
+    }
 }

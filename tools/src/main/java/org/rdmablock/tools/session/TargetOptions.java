@@ -1,17 +1,25 @@
 package org.rdmablock.tools.session;
 
 import org.rdmablock.initiator.InitiatorConfig;
+import org.rdmablock.target.config.Quantities;
 import picocli.CommandLine.Option;
 
+import java.time.Duration;
+
 /**
- * The options that name a target and this initiator, shared by {@code rdmablock bench} and {@code rdmablock mount}
- * (a picocli mixin): {@code --target}, {@code --provider}, {@code --id-ext}, {@code --ioc-guid}, {@code --initiator-id},
- * and for NVMe over Fabrics {@code --nvme} and {@code --host-nqn}.
+ * The options that name a target and this initiator, shared by {@code rdmablock bench}, {@code mount} and
+ * {@code powercut} (a picocli mixin): {@code --target}, {@code --connect-timeout}, {@code --provider},
+ * {@code --id-ext}, {@code --ioc-guid}, {@code --initiator-id}, and for NVMe over Fabrics {@code --nvme} and
+ * {@code --host-nqn}.
  */
 public final class TargetOptions {
     @Option(names = "--target", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:5555",
             description = "the target's address (default: ${DEFAULT-VALUE})")
     String target;
+
+    @Option(names = "--connect-timeout", paramLabel = "DURATION", defaultValue = "10s", description = "how long connecting "
+            + "and logging in may take (default: ${DEFAULT-VALUE})")
+    String connectTimeout;
 
     @Option(names = "--provider", defaultValue = "soft", description = "verbs provider: soft, native or auto (default: ${DEFAULT-VALUE})")
     String provider;
@@ -72,7 +80,11 @@ public final class TargetOptions {
                         (nvmeSubsystem != null ? embedded.nvmeAddress() : embedded.address()).getPort())
                         .withTargetPortId(embedded.idExt(), embedded.idExt())
                 : targetConfig(target);
-        final InitiatorConfig session = withInitiatorId(config);
+        final Duration timeout = Quantities.parseDuration(connectTimeout);
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("--connect-timeout must be positive, not " + connectTimeout);
+        }
+        final InitiatorConfig session = withInitiatorId(config).withConnectTimeout(timeout);
         if (nvmeSubsystem == null) {
             return session;
         }
