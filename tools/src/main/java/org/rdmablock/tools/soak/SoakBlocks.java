@@ -13,8 +13,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Where a soak writer's blocks go, one block at a time: a LUN through the initiator library, or the LUN's file on the
- * FUSE volume (opened {@code O_DIRECT}, so that every read and write reaches the target, not the page cache). Used by
- * the one writer thread that made it.
+ * FUSE volume (opened {@code O_DIRECT}, so that every read and write reaches the target, not the page cache). Made by
+ * the soak's controlling thread, then used by one writer thread only.
  */
 sealed interface SoakBlocks extends AutoCloseable {
     /** What the writer goes through, for the summary: "library" or "fuse". */

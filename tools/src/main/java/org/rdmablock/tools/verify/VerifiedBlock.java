@@ -30,11 +30,6 @@ public final class VerifiedBlock {
         buffer.set(WORD, foldedOffset(blockSize), generation ^ lba);
     }
 
-    /** The generation a block read back holds (0 for a block never written). */
-    public static long generation(final MemorySegment buffer) {
-        return buffer.get(WORD, GENERATION_OFFSET);
-    }
-
     /**
      * Checks block {@code lba} as read into {@code buffer} against the rule; null when it keeps it, else what is wrong
      * in words.
